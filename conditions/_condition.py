@@ -1,0 +1,57 @@
+"""The five-axis condition an evaluation runs in."""
+
+from __future__ import annotations
+
+import hashlib
+
+import rfc8785
+from pydantic import BaseModel, ConfigDict, Field
+
+AXES: tuple[str, ...] = ("model", "provider", "tool_interface", "task_family", "harness")
+"""The five axes of change, in their canonical order."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ModelAxis(_Frozen):
+    """Which model answers: a litellm model string and a human version label."""
+
+    model: str = Field(description="litellm model string, e.g. 'sim/acme-2' or 'openai/gpt-4o'.")
+    version: str = Field(description="Version label of the model, e.g. '2'.")
+
+
+class TaskFamilyAxis(_Frozen):
+    """Which tasks are drawn: a family id and one of its splits."""
+
+    family: str = Field(description="Task family id, e.g. 'support_ops'.")
+    split: str = Field(description="Split of the family, e.g. 'dev' or 'sealed'.")
+
+
+class Condition(_Frozen):
+    """A point in the five-axis space: model version, provider, tool interface, family, harness.
+
+    Frozen and strict, because conditions are committed to before submissions open.
+    """
+
+    model: ModelAxis = Field(description="Model and its version label.")
+    provider: str = Field(description="Model provider id, e.g. 'acme'.")
+    tool_interface: dict[str, str] = Field(
+        description="Served tool-interface version id per environment id."
+    )
+    task_family: TaskFamilyAxis = Field(description="Task family and split.")
+    harness: str = Field(description="Harness (agent runtime) version id, e.g. 'harness-v1'.")
+
+    def canonical(self) -> bytes:
+        """RFC 8785 canonical JSON of this condition."""
+        return rfc8785.dumps(self.model_dump(mode="json"))
+
+    @property
+    def id(self) -> str:
+        """Stable id: a prefix of the SHA-256 of the canonical JSON."""
+        return "c-" + hashlib.sha256(self.canonical()).hexdigest()[:12]
+
+    def differs_on(self, other: Condition) -> list[str]:
+        """Names of the axes on which this condition differs from ``other``."""
+        return [a for a in AXES if getattr(self, a) != getattr(other, a)]

@@ -1,0 +1,12 @@
+"""Errors of the runner package that callers (and the CLI) are expected to handle."""
+
+
+class RunnerError(Exception):
+    """A user-facing problem with planning, running or storing trials.
+
+    The message says what is wrong; ``hint`` says what to do about it.
+    """
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint

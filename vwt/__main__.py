@@ -1,0 +1,5 @@
+"""``python -m vwt``."""
+
+from vwt.cli import main
+
+main()
