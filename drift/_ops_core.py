@@ -83,7 +83,7 @@ class UnitChange(Operator):
         if not isinstance(value, int | float) or isinstance(value, bool):
             return value
         out = round(value * factor, 9)
-        return int(round(out)) if self.integer_in_prev and float(out).is_integer() else out
+        return round(out) if self.integer_in_prev and float(out).is_integer() else out
 
     def call_to_prev(self, call: ToolCall) -> ToolCall:
         if call.name != self.tool or self._new not in call.arguments:

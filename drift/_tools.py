@@ -108,7 +108,7 @@ def parse_tool_list(data: Any, source: str = "<data>") -> ToolSet:
     if not isinstance(data, list):
         raise DriftError(
             f"{source}: expected a JSON array of tool definitions or an object with 'tools'",
-            "pass a tools/list result ({\"tools\": [...]}) or a bare list of tools",
+            'pass a tools/list result ({"tools": [...]}) or a bare list of tools',
         )
     tools = []
     for i, item in enumerate(data):

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
 
-import pytest  # noqa: E402
+import pytest
 
-from tests import _netguard  # noqa: E402
+from tests import _netguard
 
 _netguard.install()
 

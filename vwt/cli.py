@@ -8,9 +8,9 @@ import os
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
-import typer  # noqa: E402
+import typer
 
-from vwt import (  # noqa: E402
+from vwt import (
     cmd_conditions,
     cmd_cycle,
     cmd_demo,
