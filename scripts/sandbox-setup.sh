@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Make the Docker sandbox usable: the engine installed and answering, and the image
+# vwt-sandbox:bookworm (Debian minbase + python3) built locally. Never pulls from a registry.
+#
+# Idempotent: when everything is present it only asks the engine two questions and exits.
+# On failure it prints one line saying what could not be done and exits non-zero; `make test`
+# ignores that, and the Docker tests then skip with the reason.
+#
+# Environment: VWT_SANDBOX_IMAGE (image name), VWT_DEBIAN_MIRROR (debootstrap mirror),
+# VWT_DOCKERD_LOG (where a dockerd started here logs).
+set -euo pipefail
+
+IMAGE="${VWT_SANDBOX_IMAGE:-vwt-sandbox:bookworm}"
+# Bump when the recipe below changes, so existing images are rebuilt.
+RECIPE=1
+SUITE=bookworm
+DOCKERD_LOG="${VWT_DOCKERD_LOG:-/var/log/vwt-dockerd.log}"
+BUILD_LOG=/var/log/vwt-sandbox-build.log
+LOCK=/tmp/vwt-sandbox-setup.lock
+DAEMON_WAIT_S=60
+
+say() { echo "sandbox-setup: $*"; }
+fail() {
+    echo "sandbox-setup: $*" >&2
+    exit 1
+}
+
+need_root() {
+    [[ $EUID -eq 0 ]] || fail "cannot $1: not root (run 'sudo make sandbox' once, then retry)"
+}
+
+engine_answers() { timeout 15 docker info >/dev/null 2>&1; }
+
+image_recipe() {
+    timeout 15 docker image inspect --format '{{ index .Config.Labels "org.vwt.sandbox.recipe" }}' \
+        "$IMAGE" 2>/dev/null || true
+}
+
+apt_install() {
+    need_root "install $*"
+    say "installing $* with apt-get"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null || fail "apt-get update failed; cannot install $*"
+    apt-get install -y -qq "$@" >/dev/null || fail "apt-get install $* failed"
+}
+
+ensure_engine() {
+    if ! command -v docker >/dev/null || ! command -v dockerd >/dev/null; then
+        apt_install docker.io
+    fi
+    engine_answers && return 0
+    need_root "start dockerd"
+    say "starting dockerd in the background (log: $DOCKERD_LOG)"
+    setsid dockerd >>"$DOCKERD_LOG" 2>&1 </dev/null &
+    local waited=0
+    until engine_answers; do
+        ((waited < DAEMON_WAIT_S)) ||
+            fail "dockerd did not answer within ${DAEMON_WAIT_S}s; see $DOCKERD_LOG"
+        sleep 1
+        waited=$((waited + 1))
+    done
+    say "dockerd is up after ${waited}s"
+}
+
+debian_mirror() {
+    if [[ -n "${VWT_DEBIAN_MIRROR:-}" ]]; then
+        echo "$VWT_DEBIAN_MIRROR"
+        return
+    fi
+    # Use the mirror apt already reaches (deb822 first, then one-line format).
+    local uri
+    uri=$(grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{print $2}' |
+        grep -v security | head -n1 || true)
+    [[ -n "$uri" ]] || uri=$(grep -hs '^deb ' /etc/apt/sources.list | awk '{print $2}' |
+        grep -v security | head -n1 || true)
+    echo "${uri:-http://deb.debian.org/debian}"
+}
+
+build_image() {
+    need_root "build $IMAGE (debootstrap needs root)"
+    command -v debootstrap >/dev/null || apt_install debootstrap
+    local root mirror
+    root=$(mktemp -d /var/tmp/vwt-sandbox-rootfs.XXXXXX)
+    trap 'rm -rf "$root"' EXIT
+    mirror=$(debian_mirror)
+    say "building $IMAGE: debootstrap minbase+python3 from $mirror (about 70 s; log: $BUILD_LOG)"
+    timeout 1200 debootstrap --variant=minbase --include=python3 "$SUITE" "$root" "$mirror" \
+        >"$BUILD_LOG" 2>&1 || fail "debootstrap failed; see $BUILD_LOG"
+    # Package caches are build leftovers, not part of the sandbox.
+    rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
+    tar --numeric-owner -C "$root" -c . |
+        docker import \
+            --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+            --change 'ENV LANG=C.UTF-8' \
+            --change "LABEL org.vwt.sandbox.recipe=$RECIPE" \
+            --change 'CMD ["sleep", "infinity"]' \
+            - "$IMAGE" >>"$BUILD_LOG" 2>&1 || fail "docker import failed; see $BUILD_LOG"
+    rm -rf "$root"
+    trap - EXIT
+    say "built $IMAGE"
+}
+
+main() {
+    # Two concurrent `make test` runs must not build the image twice.
+    exec 9>"$LOCK"
+    flock -w 1800 9 || fail "another sandbox-setup holds $LOCK"
+    ensure_engine
+    if [[ "$(image_recipe)" == "$RECIPE" ]]; then
+        say "ready: engine answers, image $IMAGE present"
+        return 0
+    fi
+    build_image
+    [[ "$(image_recipe)" == "$RECIPE" ]] || fail "image $IMAGE missing after the build"
+    say "ready: engine answers, image $IMAGE present"
+}
+
+main "$@"
