@@ -1,0 +1,285 @@
+"""Metrics of one transfer-matrix cell from its arms' trial outcomes, and the FDR decisions.
+
+Seeds: a cell with seed ``s`` draws its gain bootstrap from ``default_rng([s, 0])``, its Monte
+Carlo sign flips from ``default_rng([s, 1])`` and, when its source cell does not share its
+clusters, the source bootstrap from ``default_rng([s, 2])``. A source cell computed on its own
+with the same seed and ``bootstrap`` therefore reports the same gain interval as the one used
+here to gate retention whenever the draws are shared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from reports._stats import FlipMethod, benjamini_hochberg, binomial_sign_test, sign_flip_pvalue
+from reports._stats_arms import ArmOutcomes, ArmSummary, summarise_arm, task_families
+from reports._stats_bootstrap import (
+    ClusterLevel,
+    Clusters,
+    bootstrap_means,
+    group_clusters,
+    percentile_interval,
+)
+from reports.errors import ReportError
+
+OBSOLETE_MARGIN = 0.05
+"""A gain interval inside +-this margin (with a baseline at the ceiling) marks obsolescence."""
+CEILING = 0.9
+"""A baseline score at or above this is at the ceiling."""
+PROVISIONAL_BELOW = 3
+"""A cell with fewer paired tasks than this is provisional."""
+_EPS = 1e-9
+"""Tolerance for threshold comparisons of float means of small-integer ratios."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Interval(_Frozen):
+    """A two-sided percentile bootstrap interval."""
+
+    lo: float = Field(description="Lower bound.")
+    hi: float = Field(description="Upper bound.")
+
+
+class SignTest(_Frozen):
+    """Paired sign test over tasks: does the artifact arm beat the baseline more often?"""
+
+    wins: int = Field(description="Tasks where the artifact arm scored higher.")
+    losses: int = Field(description="Tasks where the artifact arm scored lower.")
+    ties: int = Field(description="Tasks with equal scores (excluded from the test).")
+    p: float = Field(description="Exact one-sided binomial p-value of wins among wins + losses.")
+
+
+class Retention(_Frozen):
+    """Target gain as a share of source gain, with its joint-bootstrap interval."""
+
+    value: float = Field(description="Target gain / source gain.")
+    ci: Interval = Field(description="Percentile interval of the ratio over the joint draws.")
+    source_gain: float = Field(description="Gain of the source cell.")
+    source_gain_ci: Interval = Field(description="Source gain interval used for the gate.")
+    shared_draws: bool = Field(
+        description="True when target and source have the same clusters and were resampled "
+        "with the same draws; False when they were resampled independently."
+    )
+
+
+class CellMetrics(_Frozen):
+    """Everything the transfer matrix reports about one cell (artifact arm vs baseline)."""
+
+    v: int = Field(default=1, description="Schema version of this record.")
+    seed: int = Field(description="Seed of every random draw behind these numbers.")
+    bootstrap: int = Field(description="Bootstrap resamples (and Monte Carlo sign patterns).")
+    confidence: float = Field(description="Coverage of the reported intervals, e.g. 0.95.")
+    n_tasks: int = Field(description="Tasks with at least one valid trial in both arms.")
+    n_dropped_tasks: int = Field(description="Tasks of either arm left out for lack of one.")
+    cluster_level: ClusterLevel = Field(description="Resampling unit: families or tasks.")
+    n_clusters: int = Field(description="Number of top-level clusters resampled.")
+    score_with: float = Field(description="Mean per-task success rate with artifacts.")
+    score_without: float = Field(description="Mean per-task success rate of the baseline.")
+    gain: float = Field(description="Mean over tasks of (score with - score without).")
+    gain_ci: Interval = Field(description="Cluster percentile bootstrap interval of the gain.")
+    p_negative: float = Field(description="Cluster sign-flip p-value of H0 gain >= 0 vs < 0.")
+    p_negative_method: FlipMethod = Field(description="Exact enumeration or Monte Carlo.")
+    sign_test: SignTest = Field(description="Paired sign test over tasks.")
+    net_win: float = Field(description="(wins - losses) / n_tasks.")
+    retention: Retention | None = Field(description="Retention, where it may be reported.")
+    retention_reason: str | None = Field(description="Why retention is not reported, if not.")
+    obsolete: bool = Field(description="Gain interval inside +-0.05 and baseline >= 0.9.")
+    ceiling: bool = Field(description="Baseline score >= 0.9.")
+    floor: bool = Field(description="Both arms scored 0.")
+    provisional: bool = Field(description="Fewer than 3 paired tasks.")
+    with_arm: ArmSummary = Field(description="Drift failures, stops, invalids, pass^k: artifacts.")
+    without_arm: ArmSummary = Field(description="The same for the baseline arm.")
+    negative_transfer: bool | None = Field(
+        default=None, description="BH decision across the matrix; None until apply_fdr runs."
+    )
+    fdr_q: float | None = Field(default=None, description="FDR level of negative_transfer.")
+
+
+@dataclass(frozen=True)
+class _Paired:
+    """The tasks of a cell with a valid trial in both arms, and their scores."""
+
+    tasks: list[str]
+    score_with: np.ndarray
+    score_without: np.ndarray
+    clusters: Clusters
+    sign_test: SignTest
+    dropped: int
+
+    @property
+    def gain(self) -> float:
+        """Mean over tasks of (score with - score without)."""
+        return float(np.mean(self.score_with - self.score_without))
+
+
+def _pair(with_arm: ArmOutcomes, without_arm: ArmOutcomes) -> _Paired:
+    family = task_families(with_arm, without_arm)
+    tasks = sorted(
+        t
+        for t in set(with_arm.tasks) & set(without_arm.tasks)
+        if with_arm.tasks[t].valid and without_arm.tasks[t].valid
+    )
+    if not tasks:
+        raise ReportError(
+            "no task has a valid trial in both arms of the cell",
+            hint="re-run the missing or invalid trials before building the report",
+        )
+    a = [with_arm.tasks[t] for t in tasks]
+    b = [without_arm.tasks[t] for t in tasks]
+    # Compare c1/n1 with c2/n2 by cross-multiplying, so ties are exact.
+    cmp = [x.successes * y.valid - y.successes * x.valid for x, y in zip(a, b, strict=True)]
+    wins, losses = sum(c > 0 for c in cmp), sum(c < 0 for c in cmp)
+    score_with = np.array([x.successes / x.valid for x in a])
+    score_without = np.array([y.successes / y.valid for y in b])
+    diffs = dict(zip(tasks, (score_with - score_without).tolist(), strict=True))
+    return _Paired(
+        tasks=tasks,
+        score_with=score_with,
+        score_without=score_without,
+        clusters=group_clusters(diffs, family),
+        sign_test=SignTest(
+            wins=wins,
+            losses=losses,
+            ties=len(tasks) - wins - losses,
+            p=binomial_sign_test(wins, losses),
+        ),
+        dropped=len(family) - len(tasks),
+    )
+
+
+def _check_settings(bootstrap: int, seed: int, confidence: float) -> None:
+    if bootstrap < 100:
+        raise ReportError(
+            f"bootstrap must be at least 100 draws, got {bootstrap}", hint="the default is 10000"
+        )
+    if seed < 0:
+        raise ReportError(f"seed must be a non-negative integer, got {seed}")
+    if not 0.0 < confidence < 1.0:
+        raise ReportError(f"confidence must be in (0, 1), got {confidence}", hint="e.g. 0.95")
+
+
+def _retention(
+    cell: _Paired,
+    gains: np.ndarray,
+    source: _Paired,
+    source_gains: np.ndarray,
+    *,
+    shared: bool,
+    confidence: float,
+) -> Retention | str:
+    """Retention, or the reason it is not reported."""
+    lo, hi = percentile_interval(source_gains, confidence)
+    if lo <= 0.0:
+        return f"source gain {source.gain:.3f} has interval [{lo:.3f}, {hi:.3f}], not above 0"
+    # A draw with zero source gain has no ratio; it is left out of the percentiles.
+    ratios = np.divide(
+        gains, source_gains, out=np.full_like(gains, np.nan), where=source_gains != 0
+    )
+    rlo, rhi = percentile_interval(ratios, confidence)
+    return Retention(
+        value=cell.gain / source.gain,
+        ci=Interval(lo=rlo, hi=rhi),
+        source_gain=source.gain,
+        source_gain_ci=Interval(lo=lo, hi=hi),
+        shared_draws=shared,
+    )
+
+
+def _bootstrap(
+    cell: _Paired, source: _Paired | None, bootstrap: int, seed: int
+) -> tuple[np.ndarray, np.ndarray | None, bool]:
+    """Gain draws of the cell and of its source: shared draws when they have the same clusters."""
+    rng = np.random.default_rng([seed, 0])
+    if source is None:
+        return bootstrap_means([cell.clusters], draws=bootstrap, rng=rng)[0], None, False
+    shared = (source.clusters.ids, source.clusters.level) == (
+        cell.clusters.ids,
+        cell.clusters.level,
+    )
+    if shared:
+        gains, source_gains = bootstrap_means(
+            [cell.clusters, source.clusters], draws=bootstrap, rng=rng
+        )
+        return gains, source_gains, True
+    gains = bootstrap_means([cell.clusters], draws=bootstrap, rng=rng)[0]
+    other = np.random.default_rng([seed, 2])
+    return gains, bootstrap_means([source.clusters], draws=bootstrap, rng=other)[0], False
+
+
+def cell_metrics(
+    with_arm: ArmOutcomes,
+    without_arm: ArmOutcomes,
+    *,
+    bootstrap: int = 10_000,
+    seed: int,
+    source: tuple[ArmOutcomes, ArmOutcomes] | None = None,
+    confidence: float = 0.95,
+) -> CellMetrics:
+    """Metrics of one cell: scores, gain with interval and p-value, sign test, flags, per arm.
+
+    ``source`` is the (with, without) pair of the same submission in the source condition;
+    given it, retention is reported where the source gain's interval lies above 0. Target and
+    source are resampled with the same draws when their clusters (task ids, or families) are the
+    same — they ran the same task instances — and independently otherwise. Raises
+    ``ReportError`` when no task has a valid trial in both arms.
+    """
+    _check_settings(bootstrap, seed, confidence)
+    cell = _pair(with_arm, without_arm)
+    paired_source = _pair(*source) if source is not None else None
+    gains, source_gains, shared = _bootstrap(cell, paired_source, bootstrap, seed)
+    lo, hi = percentile_interval(gains, confidence)
+    flip = sign_flip_pvalue(
+        cell.clusters.means,
+        cell.clusters.sizes,
+        draws=bootstrap,
+        rng=np.random.default_rng([seed, 1]),
+    )
+    retention: Retention | str = "no source cell given"
+    if paired_source is not None and source_gains is not None:
+        retention = _retention(
+            cell, gains, paired_source, source_gains, shared=shared, confidence=confidence
+        )
+    score_with, score_without = float(cell.score_with.mean()), float(cell.score_without.mean())
+    n_tasks = len(cell.score_with)
+    ceiling = score_without >= CEILING - _EPS
+    return CellMetrics(
+        seed=seed,
+        bootstrap=bootstrap,
+        confidence=confidence,
+        n_tasks=n_tasks,
+        n_dropped_tasks=cell.dropped,
+        cluster_level=cell.clusters.level,
+        n_clusters=len(cell.clusters.ids),
+        score_with=score_with,
+        score_without=score_without,
+        gain=cell.gain,
+        gain_ci=Interval(lo=lo, hi=hi),
+        p_negative=flip.p,
+        p_negative_method=flip.method,
+        sign_test=cell.sign_test,
+        net_win=(cell.sign_test.wins - cell.sign_test.losses) / n_tasks,
+        retention=retention if isinstance(retention, Retention) else None,
+        retention_reason=retention if isinstance(retention, str) else None,
+        obsolete=ceiling and max(-lo, hi) <= OBSOLETE_MARGIN + _EPS,
+        ceiling=ceiling,
+        floor=score_with == 0.0 and score_without == 0.0,
+        provisional=n_tasks < PROVISIONAL_BELOW,
+        with_arm=summarise_arm(with_arm, cell.tasks),
+        without_arm=summarise_arm(without_arm, cell.tasks),
+    )
+
+
+def apply_fdr(cells: Sequence[CellMetrics], q: float = 0.05) -> list[CellMetrics]:
+    """Decide negative transfer across all reported cells: Benjamini-Hochberg on p_negative."""
+    decisions = benjamini_hochberg([c.p_negative for c in cells], q)
+    return [
+        c.model_copy(update={"negative_transfer": d, "fdr_q": q})
+        for c, d in zip(cells, decisions, strict=True)
+    ]
