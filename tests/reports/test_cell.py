@@ -1,0 +1,244 @@
+"""Tests of cell metrics and the matrix-wide FDR decisions."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reports._cell import CellMetrics, apply_fdr, cell_metrics
+from reports._stats_arms import ArmOutcomes
+from reports.errors import ReportError
+
+
+def _arm(tasks: dict[str, list[str]], family: str | dict[str, str] = "f") -> ArmOutcomes:
+    def fam(task: str) -> str:
+        return family if isinstance(family, str) else family[task]
+
+    return ArmOutcomes.from_trials((t, fam(t), o) for t, outs in tasks.items() for o in outs)
+
+
+def _simulated(
+    rng: np.random.Generator, p: np.ndarray, k: int, family: str = "f", prefix: str = "t"
+) -> ArmOutcomes:
+    wins = rng.random((len(p), k)) < p[:, None]
+    return _arm(
+        {
+            f"{prefix}{i}": ["success" if w else "failure" for w in row]
+            for i, row in enumerate(wins)
+        },
+        family,
+    )
+
+
+WITH = {
+    "t1": ["success", "success", "failure"],
+    "t2": ["success", "invalid"],
+    "t3": ["failure", "safe_stop"],
+    "t4": ["invalid"],
+    "t5": ["critical"],
+}
+WITHOUT = {
+    "t1": ["success", "failure", "failure"],
+    "t2": ["failure", "failure"],
+    "t3": ["success", "failure"],
+    "t4": ["success"],
+}
+
+
+def test_hand_computed_cell() -> None:
+    m = cell_metrics(_arm(WITH), _arm(WITHOUT), bootstrap=1000, seed=0)
+    # Paired: t1 (2/3 vs 1/3), t2 (1 vs 0), t3 (0 vs 1/2); t4 has no valid "with" trial and
+    # t5 no "without" arm at all.
+    assert (m.n_tasks, m.n_dropped_tasks) == (3, 2)
+    assert m.score_with == pytest.approx(5 / 9)
+    assert m.score_without == pytest.approx(5 / 18)
+    assert m.gain == pytest.approx(5 / 18)
+    assert (m.sign_test.wins, m.sign_test.losses, m.sign_test.ties) == (2, 1, 0)
+    assert m.sign_test.p == pytest.approx(0.5)
+    assert m.net_win == pytest.approx(1 / 3)
+    # 6 of the 8 sign patterns of (1/3, 1, -1/2) sum to <= 5/6.
+    assert (m.p_negative, m.p_negative_method) == (pytest.approx(0.75), "exact")
+    assert (m.cluster_level, m.n_clusters) == ("task", 3)
+    assert (m.with_arm.trials, m.with_arm.invalid, m.with_arm.safe_stop) == (9, 2, 1)
+    assert (m.with_arm.critical, m.with_arm.critical_rate) == (1, pytest.approx(1 / 7))
+    assert m.with_arm.pass_hat_k == pytest.approx([5 / 9])
+    assert m.without_arm.pass_hat_k == pytest.approx([5 / 18, 0.0])
+    assert (m.ceiling, m.floor, m.provisional, m.obsolete) == (False, False, False, False)
+    assert m.retention is None and m.retention_reason == "no source cell given"
+    assert m.seed == 0 and m.bootstrap == 1000
+    assert m.gain_ci.lo <= m.gain <= m.gain_ci.hi
+
+
+def test_ties_are_exact_across_trial_counts() -> None:
+    m = cell_metrics(
+        _arm({"a": ["success", "failure", "failure"]}),
+        _arm({"a": ["success", "failure", "failure", "success", "failure", "failure"]}),
+        bootstrap=100,
+        seed=0,
+    )
+    assert (m.sign_test.ties, m.gain, m.provisional) == (1, 0.0, True)
+
+
+def test_cell_is_deterministic_under_its_seed() -> None:
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0.2, 0.8, 30)
+    with_arm, without_arm = _simulated(rng, p + 0.1, 4), _simulated(rng, p, 4)
+    first = cell_metrics(with_arm, without_arm, bootstrap=2000, seed=9)
+    assert cell_metrics(with_arm, without_arm, bootstrap=2000, seed=9) == first
+    other = cell_metrics(with_arm, without_arm, bootstrap=2000, seed=10)
+    assert other.gain == first.gain and other.gain_ci != first.gain_ci
+    assert first.p_negative_method == "monte_carlo"
+    assert other.p_negative != first.p_negative
+
+
+def test_families_are_the_clusters_when_the_cell_spans_two() -> None:
+    w = {"a": ["failure"], "b": ["failure"], "c": ["failure"], "d": ["success"]}
+    wo = {"a": ["success"], "b": ["success"], "c": ["success"], "d": ["failure"]}
+    two = {"a": "f1", "b": "f1", "c": "f1", "d": "f2"}
+    m = cell_metrics(_arm(w, two), _arm(wo, two), bootstrap=500, seed=0)
+    assert (m.cluster_level, m.n_clusters) == ("family", 2)
+    # Family sums (-3, +1): 2 of the 4 patterns are <= the observed -2.
+    assert m.p_negative == 0.5
+    one = cell_metrics(_arm(w), _arm(wo), bootstrap=500, seed=0)
+    assert (one.cluster_level, one.n_clusters) == ("task", 4)
+    # Task differences (-1, -1, -1, +1): 5 of the 16 patterns are <= -2.
+    assert one.p_negative == 5 / 16
+
+
+_outcome = st.sampled_from(["success", "failure", "critical", "safe_stop"])
+_trials = st.lists(_outcome, min_size=1, max_size=3)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(_trials, _trials, st.sampled_from(["f1", "f2", "f3"])), min_size=1, max_size=8
+    )
+)
+def test_p_negative_matches_brute_force(tasks: list[tuple[list[str], list[str], str]]) -> None:
+    family = {f"t{i}": fam for i, (_, _, fam) in enumerate(tasks)}
+    w = _arm({f"t{i}": a for i, (a, _, _) in enumerate(tasks)}, family)
+    wo = _arm({f"t{i}": b for i, (_, b, _) in enumerate(tasks)}, family)
+    m = cell_metrics(w, wo, bootstrap=10_000, seed=1)
+    diffs = {
+        t: w.tasks[t].successes / w.tasks[t].valid - wo.tasks[t].successes / wo.tasks[t].valid
+        for t in family
+    }
+    key = family if len(set(family.values())) >= 2 else {t: t for t in family}
+    cluster_sums: dict[str, float] = {}
+    for t, d in diffs.items():
+        cluster_sums[key[t]] = cluster_sums.get(key[t], 0.0) + d
+    sums = list(cluster_sums.values())
+    observed = sum(sums)
+    patterns = list(itertools.product((1, -1), repeat=len(sums)))
+    hits = sum(
+        sum(s * v for s, v in zip(signs, sums, strict=True)) <= observed + 1e-9
+        for signs in patterns
+    )
+    assert m.p_negative == pytest.approx(max(hits / len(patterns), 1 / 10_001))
+    assert m.gain == pytest.approx(np.mean(list(diffs.values())))
+
+
+def test_interval_coverage_on_a_simulated_population() -> None:
+    # Per-task baseline p ~ U(0.3, 0.6) and effect ~ U(-0.1, 0.3): the true mean gain is 0.1.
+    rng = np.random.default_rng(2024)
+    covered = 0
+    reps = 200
+    for rep in range(reps):
+        base = rng.uniform(0.3, 0.6, 40)
+        effect = rng.uniform(-0.1, 0.3, 40)
+        m = cell_metrics(
+            _simulated(rng, base + effect, 4), _simulated(rng, base, 4), bootstrap=1000, seed=rep
+        )
+        covered += m.gain_ci.lo <= 0.1 <= m.gain_ci.hi
+    assert 0.88 <= covered / reps <= 0.99
+
+
+def test_retention_with_shared_draws() -> None:
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0.2, 0.5, 25)
+    with_arm, without_arm = _simulated(rng, p + 0.4, 5), _simulated(rng, p, 5)
+    src_with, src_without = _simulated(rng, p + 0.4, 5), _simulated(rng, p, 5)
+    m = cell_metrics(with_arm, without_arm, bootstrap=2000, seed=4, source=(src_with, src_without))
+    source_alone = cell_metrics(src_with, src_without, bootstrap=2000, seed=4)
+    assert m.retention is not None and m.retention.shared_draws
+    assert m.retention.value == pytest.approx(m.gain / source_alone.gain)
+    assert m.retention.source_gain_ci == source_alone.gain_ci
+    assert m.retention.ci.lo <= m.retention.value <= m.retention.ci.hi
+
+
+def test_identical_target_and_source_give_a_point_retention_interval() -> None:
+    rng = np.random.default_rng(5)
+    p = rng.uniform(0.2, 0.5, 20)
+    with_arm, without_arm = _simulated(rng, p + 0.4, 4), _simulated(rng, p, 4)
+    m = cell_metrics(with_arm, without_arm, bootstrap=1000, seed=0, source=(with_arm, without_arm))
+    assert m.retention is not None
+    # Same draws on the same data: every resampled ratio is exactly 1.
+    assert (m.retention.value, m.retention.ci.lo, m.retention.ci.hi) == (1.0, 1.0, 1.0)
+
+
+def test_retention_with_independent_draws_on_other_tasks() -> None:
+    rng = np.random.default_rng(5)
+    p = rng.uniform(0.2, 0.5, 20)
+    with_arm, without_arm = _simulated(rng, p + 0.4, 4), _simulated(rng, p, 4)
+    src = (_simulated(rng, p + 0.4, 4, prefix="s"), _simulated(rng, p, 4, prefix="s"))
+    m = cell_metrics(with_arm, without_arm, bootstrap=1000, seed=0, source=src)
+    assert m.retention is not None and not m.retention.shared_draws
+    assert m.retention.ci.lo < m.retention.value < m.retention.ci.hi
+
+
+def test_retention_is_withheld_when_the_source_gain_may_be_zero() -> None:
+    rng = np.random.default_rng(6)
+    p = rng.uniform(0.3, 0.6, 20)
+    with_arm, without_arm = _simulated(rng, p + 0.2, 4), _simulated(rng, p, 4)
+    flat = (_simulated(rng, p, 4), _simulated(rng, p, 4))
+    m = cell_metrics(with_arm, without_arm, bootstrap=1000, seed=0, source=flat)
+    assert m.retention is None
+    assert m.retention_reason is not None and "not above 0" in m.retention_reason
+
+
+def test_obsolete_ceiling_and_floor_flags() -> None:
+    done = {f"t{i}": ["success"] * 10 for i in range(30)}
+    m = cell_metrics(_arm(done), _arm(done), bootstrap=500, seed=0)
+    assert (m.ceiling, m.obsolete, m.floor, m.provisional) == (True, True, False, False)
+    failed = {f"t{i}": ["failure"] * 3 for i in range(2)}
+    m = cell_metrics(_arm(failed), _arm(failed), bootstrap=500, seed=0)
+    assert (m.ceiling, m.obsolete, m.floor, m.provisional) == (False, False, True, True)
+    # Baseline at the ceiling but the artifact arm clearly worse: not obsolete.
+    worse = {f"t{i}": ["failure"] * 10 for i in range(30)}
+    m = cell_metrics(_arm(worse), _arm(done), bootstrap=500, seed=0)
+    assert (m.ceiling, m.obsolete) == (True, False)
+
+
+def test_apply_fdr_decides_negative_transfer_across_cells() -> None:
+    lose = {f"t{i}": ["failure"] * 3 for i in range(12)}
+    win = {f"t{i}": ["success"] * 3 for i in range(12)}
+    harmful = cell_metrics(_arm(lose), _arm(win), bootstrap=1000, seed=0)
+    helpful = cell_metrics(_arm(win), _arm(lose), bootstrap=1000, seed=0)
+    assert harmful.negative_transfer is None
+    decided = apply_fdr([harmful, helpful], q=0.05)
+    assert [c.negative_transfer for c in decided] == [True, False]
+    assert decided[0].fdr_q == 0.05
+    assert decided[0].p_negative == harmful.p_negative == pytest.approx(1 / 1001)
+
+
+def test_metrics_round_trip_as_json() -> None:
+    m = cell_metrics(_arm(WITH), _arm(WITHOUT), bootstrap=200, seed=3)
+    assert CellMetrics.model_validate_json(m.model_dump_json()) == m
+
+
+def test_bad_input_is_a_report_error() -> None:
+    with pytest.raises(ReportError, match="no task has a valid trial"):
+        cell_metrics(_arm({"a": ["invalid"]}), _arm({"a": ["success"]}), bootstrap=100, seed=0)
+    with pytest.raises(ReportError, match="at least 100"):
+        cell_metrics(_arm(WITH), _arm(WITHOUT), bootstrap=10, seed=0)
+    with pytest.raises(ReportError, match="seed"):
+        cell_metrics(_arm(WITH), _arm(WITHOUT), seed=-1)
+    with pytest.raises(ReportError, match="confidence"):
+        cell_metrics(_arm(WITH), _arm(WITHOUT), seed=0, confidence=1.5)
+    with pytest.raises(ReportError, match="cluster"):
+        cell_metrics(_arm(WITH, "f"), _arm(WITHOUT, "g"), seed=0)
