@@ -1,0 +1,169 @@
+"""A sandbox in one long-lived Docker container, driven through the docker CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import posixpath
+import secrets
+import socket
+import time
+from collections.abc import Sequence
+
+from runner._sandbox_base import ExecResult, Mount, Sandbox, checked_mounts
+from runner._sandbox_proc import kill, run_to_end, start_process
+from runner.errors import RunnerError
+
+DEFAULT_IMAGE = "vwt-sandbox:bookworm"
+"""The image `make sandbox` builds locally: Debian bookworm minbase plus python3."""
+
+LABEL = "org.vwt.sandbox"
+"""Label on every sandbox container; its ``.owner`` variant says which host process owns it."""
+
+_CLI_TIMEOUT_S = 60.0
+_EXEC_GRACE_S = 5.0
+_KILLED = 128 + 9
+
+log = logging.getLogger(__name__)
+
+
+class DockerSandbox(Sandbox):
+    """One container per sandbox: no network, bounded memory, CPUs and processes, no caps.
+
+    The container idles (``sleep infinity`` under ``--init``) and every command is a
+    ``docker exec`` into it, so a batch of trials pays container start-up once. ``stop()``
+    removes the container; one orphaned by a crash carries the :data:`LABEL` labels, which
+    :func:`remove_stale_sandboxes` uses to clean it. The image must provide ``timeout``
+    (coreutils) and ``sh``; the default image does.
+    """
+
+    kind = "docker"
+
+    def __init__(
+        self,
+        image: str = DEFAULT_IMAGE,
+        *,
+        mounts: Sequence[Mount] = (),
+        memory: str = "512m",
+        cpus: float = 1.0,
+        pids_limit: int = 256,
+        workdir: str = "/sandbox",
+    ) -> None:
+        """Prepare (but do not start) a container of ``image`` with these limits and mounts."""
+        if not posixpath.isabs(workdir):
+            raise RunnerError(
+                f"sandbox workdir {workdir!r} is not absolute", hint="use e.g. /sandbox"
+            )
+        self.image = image
+        self.workdir = workdir
+        self._mounts = checked_mounts(mounts)
+        self._limits = ["--memory", memory, "--memory-swap", memory, "--cpus", f"{cpus:g}"]
+        self._limits += ["--pids-limit", str(pids_limit)]
+        self._name: str | None = None
+        self._procs: list[asyncio.subprocess.Process] = []
+
+    @property
+    def container(self) -> str:
+        """The running container's name."""
+        if self._name is None:
+            raise RuntimeError("the sandbox is not started")
+        return self._name
+
+    def _run_argv(self, name: str) -> list[str]:
+        argv = ["docker", "run", "--detach", "--name", name, "--init", "--network", "none"]
+        argv += [*self._limits, "--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
+        argv += ["--label", f"{LABEL}=1", "--label", f"{LABEL}.owner={_owner()}"]
+        argv += ["--workdir", self.workdir]
+        for m in self._mounts:
+            spec = f"type=bind,source={m.source},target={self._abs(m.target)}"
+            argv += ["--mount", spec + (",readonly" if m.read_only else "")]
+        return [*argv, self.image, "sleep", "infinity"]
+
+    def _abs(self, path: str) -> str:
+        return posixpath.normpath(posixpath.join(self.workdir, path))
+
+    async def start(self) -> None:
+        """Start the container; RunnerError when the engine or the image is not there."""
+        if self._name is not None:
+            raise RuntimeError("the sandbox is already started")
+        name = f"vwt-sandbox-{secrets.token_hex(6)}"
+        r = await run_to_end(self._run_argv(name), input=None, timeout=_CLI_TIMEOUT_S)
+        if not r.ok:
+            await _remove(name)  # a timed-out `docker run` may still have created it
+            raise RunnerError(
+                f"could not start a Docker sandbox: {_last_line(r.stderr)}",
+                hint="run `make sandbox` to start the engine and build the image",
+            )
+        self._name = name
+
+    async def stop(self) -> None:
+        """Kill the ``docker exec`` clients and remove the container (and all it ran)."""
+        procs, self._procs = self._procs, []
+        await asyncio.gather(*(kill(p) for p in procs))
+        name, self._name = self._name, None
+        if name is not None:
+            await _remove(name)
+
+    async def exec(
+        self, cmd: list[str], *, input: bytes | None = None, timeout: float = 60
+    ) -> ExecResult:
+        """Run ``cmd`` in the container; ``timeout`` kills it inside the container too."""
+        # Killing the docker client would not stop the command, so `timeout` runs inside.
+        argv = ["docker", "exec", *(["--interactive"] if input is not None else [])]
+        argv += [self.container, "timeout", "--signal=KILL", f"{timeout:.3f}", *cmd]
+        started = time.monotonic()
+        r = await run_to_end(argv, input=input, timeout=timeout + _EXEC_GRACE_S)
+        if r.returncode == _KILLED and time.monotonic() - started >= timeout:
+            return r.model_copy(update={"timed_out": True})
+        return r
+
+    async def spawn(self, cmd: list[str]) -> asyncio.subprocess.Process:
+        """Start ``cmd`` in the container with pipes; ``stop()`` kills it."""
+        proc = await start_process(["docker", "exec", "--interactive", self.container, *cmd])
+        self._procs.append(proc)
+        return proc
+
+    async def read_file(self, path: str) -> bytes:
+        """The contents of ``path`` in the container (relative to the workdir)."""
+        r = await self._file_cmd(["cat", "--", self._abs(path)], None)
+        return r.stdout
+
+    async def write_file(self, path: str, data: bytes) -> None:
+        """Write ``data`` to ``path`` in the container, creating parent directories."""
+        script = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"'
+        await self._file_cmd(["sh", "-c", script, "sh", self._abs(path)], data)
+
+    async def _file_cmd(self, cmd: list[str], data: bytes | None) -> ExecResult:
+        r = await self.exec(cmd, input=data, timeout=_CLI_TIMEOUT_S)
+        if r.ok:
+            return r
+        msg = _last_line(r.stderr)
+        for marker, error in _FILE_ERRORS:
+            if marker in msg:
+                raise error(f"{cmd[-1]}: {msg}")
+        raise OSError(f"{cmd[-1]}: {msg or f'exit status {r.returncode}'}")
+
+
+_FILE_ERRORS: tuple[tuple[str, type[OSError]], ...] = (
+    ("No such file", FileNotFoundError),
+    ("Is a directory", IsADirectoryError),
+    ("Permission denied", PermissionError),
+    ("Read-only file system", PermissionError),
+)
+
+
+def _owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _last_line(data: bytes) -> str:
+    lines = data.decode(errors="replace").strip().splitlines()
+    return lines[-1] if lines else ""
+
+
+async def _remove(name: str) -> None:
+    r = await run_to_end(["docker", "rm", "--force", name], input=None, timeout=_CLI_TIMEOUT_S)
+    if not r.ok and b"No such container" not in r.stderr:
+        # Not raised: stop() runs during unwinding; the label lets a later cleanup find it.
+        log.warning("could not remove sandbox container %s: %s", name, _last_line(r.stderr))

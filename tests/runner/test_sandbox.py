@@ -1,0 +1,51 @@
+"""make_sandbox: the kind asked for, Docker when usable, and clear errors otherwise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from runner._sandbox import SandboxKind, make_sandbox
+from runner._sandbox_base import Mount
+from runner._sandbox_docker import DockerSandbox
+from runner._sandbox_engine import docker_status
+from runner._sandbox_local import LocalSandbox
+from runner.errors import RunnerError
+
+
+@pytest.fixture
+def no_docker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A PATH on which no docker CLI can be found."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+
+
+def test_local_is_local_whatever_the_engine() -> None:
+    sb = make_sandbox("local")
+    assert isinstance(sb, LocalSandbox) and sb.kind == "local"
+
+
+@pytest.mark.usefixtures("no_docker")
+def test_without_docker_auto_falls_back_and_docker_is_refused(tmp_path: Path) -> None:
+    available, reason = docker_status()
+    assert not available and "not installed" in reason
+    assert isinstance(make_sandbox(SandboxKind.auto, mounts=[Mount(tmp_path, "m")]), LocalSandbox)
+    with pytest.raises(RunnerError, match="Docker sandbox was asked for") as err:
+        make_sandbox("docker")
+    assert "make sandbox" in (err.value.hint or "")
+
+
+def test_an_unknown_kind_is_a_user_error() -> None:
+    with pytest.raises(RunnerError, match="unknown sandbox kind 'vm'") as err:
+        make_sandbox("vm")
+    assert "auto, local, docker" in (err.value.hint or "")
+
+
+@pytest.mark.docker
+def test_auto_and_docker_pick_docker_where_it_is_usable() -> None:
+    available, reason = docker_status()
+    if not available:
+        pytest.skip(f"{reason}; run `make sandbox`")
+    for kind in ("auto", "docker"):
+        sb = make_sandbox(kind)
+        assert isinstance(sb, DockerSandbox) and sb.kind == "docker"

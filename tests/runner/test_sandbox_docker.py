@@ -1,0 +1,195 @@
+"""DockerSandbox against the real engine and the locally built image (skips without them)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from runner._sandbox_base import Mount
+from runner._sandbox_docker import DEFAULT_IMAGE, LABEL, DockerSandbox
+from runner._sandbox_engine import docker_status, remove_stale_sandboxes
+from runner.errors import RunnerError
+from tests.runner.test_sandbox_local import json_roundtrip, running
+
+_AVAILABLE, _REASON = docker_status()
+pytestmark = [
+    pytest.mark.docker,
+    pytest.mark.skipif(not _AVAILABLE, reason=f"{_REASON}; run `make sandbox`"),
+]
+
+
+def in_docker(fn: Callable[[DockerSandbox], Awaitable[None]], **kwargs: object) -> None:
+    """Run ``fn`` against a started DockerSandbox (``kwargs`` to its constructor)."""
+
+    async def main() -> None:
+        async with DockerSandbox(**kwargs) as sb:  # type: ignore[arg-type]
+            await fn(sb)
+
+    asyncio.run(main())
+
+
+def inspect(container: str, fmt: str) -> str:
+    """One field of ``docker inspect`` for ``container``."""
+    out = subprocess.run(
+        ["docker", "inspect", "--format", fmt, container], capture_output=True, text=True
+    )
+    return out.stdout.strip()
+
+
+def test_exec_runs_python3_in_the_workdir() -> None:
+    async def check(sb: DockerSandbox) -> None:
+        r = await sb.exec(
+            ["python3", "-c", "import os, sys; print(sys.version_info[:2], os.getcwd())"]
+        )
+        assert r.ok and r.stdout.decode().strip() == "(3, 11) /sandbox"
+        echoed = await sb.exec(["cat"], input=b"in\x00put")
+        assert echoed.stdout == b"in\x00put"
+        failed = await sb.exec(["sh", "-c", "echo oops >&2; exit 3"])
+        assert (failed.returncode, failed.stderr) == (3, b"oops\n")
+
+    in_docker(check)
+
+
+def test_timeout_kills_the_command_inside_the_container() -> None:
+    async def check(sb: DockerSandbox) -> None:
+        r = await sb.exec(["sh", "-c", "echo started; exec sleep 60"], timeout=1)
+        assert r.timed_out and not r.ok and r.stdout == b"started\n"
+        left = await sb.exec(["sh", "-c", "cat /proc/[0-9]*/cmdline | tr '\\0' ' '"])
+        assert "sleep 60" not in left.stdout.decode()
+
+    in_docker(check)
+
+
+def test_there_is_no_network_inside() -> None:
+    probe = (
+        "import socket\n"
+        "s = socket.socket()\n"
+        "s.settimeout(5)\n"
+        "try:\n"
+        "    s.connect(('1.1.1.1', 53))\n"
+        "    print('connected')\n"
+        "except OSError as e:\n"
+        "    print('refused', e.errno)\n"
+    )
+
+    async def check(sb: DockerSandbox) -> None:
+        r = await sb.exec(["python3", "-c", probe])
+        assert r.stdout.decode().startswith("refused")
+        nics = await sb.exec(["ls", "/sys/class/net"])
+        assert nics.stdout.split() == [b"lo"]
+        assert inspect(sb.container, "{{.HostConfig.NetworkMode}}") == "none"
+
+    in_docker(check)
+
+
+def test_memory_cpu_and_process_limits_are_applied() -> None:
+    async def check(sb: DockerSandbox) -> None:
+        assert inspect(sb.container, "{{.HostConfig.Memory}}") == str(256 * 1024 * 1024)
+        assert inspect(sb.container, "{{.HostConfig.NanoCpus}}") == str(500_000_000)
+        assert inspect(sb.container, "{{.HostConfig.PidsLimit}}") == "256"
+        assert inspect(sb.container, "{{.HostConfig.CapDrop}}") == "[ALL]"
+
+    in_docker(check, memory="256m", cpus=0.5)
+
+
+def test_mounts_are_read_only_when_asked(tmp_path: Path) -> None:
+    ro, rw = tmp_path / "ro", tmp_path / "rw"
+    ro.mkdir()
+    rw.mkdir()
+    (ro / "f.txt").write_text("original")
+
+    async def check(sb: DockerSandbox) -> None:
+        assert await sb.read_file("in/ro/f.txt") == b"original"
+        with pytest.raises(PermissionError, match="Read-only"):
+            await sb.write_file("in/ro/f.txt", b"changed")
+        touched = await sb.exec(["touch", "in/ro/new"])
+        assert touched.returncode != 0
+        await sb.write_file("/out/new.txt", b"result")
+
+    in_docker(check, mounts=[Mount(ro, "in/ro"), Mount(rw, "/out", read_only=False)])
+    assert (ro / "f.txt").read_text() == "original"
+    assert not (ro / "new").exists()
+    assert (rw / "new.txt").read_bytes() == b"result"
+
+
+def test_files_round_trip_and_missing_files_raise() -> None:
+    async def check(sb: DockerSandbox) -> None:
+        await sb.write_file("a/b/c.bin", bytes(range(256)))
+        assert await sb.read_file("/sandbox/a/b/c.bin") == bytes(range(256))
+        with pytest.raises(FileNotFoundError):
+            await sb.read_file("missing.txt")
+        with pytest.raises(IsADirectoryError):
+            await sb.read_file("a")
+
+    in_docker(check)
+
+
+def test_spawn_round_trips_json_lines() -> None:
+    big = "y" * 200_000
+
+    async def check(sb: DockerSandbox) -> None:
+        replies = await json_roundtrip(sb, [{"n": 1}, {"big": big}])
+        assert [r["echo"] for r in replies] == [{"n": 1}, {"big": big}]
+
+    in_docker(check)
+
+
+def test_stop_removes_the_container_and_kills_spawned_clients() -> None:
+    async def main() -> tuple[str, asyncio.subprocess.Process]:
+        sb = DockerSandbox()
+        await sb.start()
+        await json_roundtrip(sb, [{"ping": True}])
+        name, proc = sb.container, sb._procs[0]
+        assert inspect(name, "{{.State.Running}}") == "true"
+        assert inspect(name, '{{index .Config.Labels "' + LABEL + '"}}') == "1"
+        await sb.stop()
+        await sb.stop()
+        return name, proc
+
+    name, proc = asyncio.run(main())
+    assert proc.returncode is not None and not running(proc.pid)
+    gone = subprocess.run(["docker", "inspect", name], capture_output=True)
+    assert gone.returncode != 0
+
+
+def test_a_missing_image_is_a_user_error_naming_make_sandbox() -> None:
+    assert docker_status("vwt-sandbox:no-such-tag")[0] is False
+    assert "not built" in docker_status("vwt-sandbox:no-such-tag")[1]
+
+    async def start() -> None:
+        await DockerSandbox("vwt-sandbox:no-such-tag").start()
+
+    with pytest.raises(RunnerError) as err:
+        asyncio.run(start())
+    assert "make sandbox" in (err.value.hint or "")
+
+
+def test_remove_stale_sandboxes_removes_only_containers_of_dead_owners() -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    owner = f"{socket.gethostname()}:{dead.pid}"
+    labels = ["--label", f"{LABEL}=1", "--label", f"{LABEL}.owner={owner}"]
+    started = subprocess.run(
+        ["docker", "run", "--detach", "--network", "none", *labels, DEFAULT_IMAGE, "sleep", "1h"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    orphan = started.stdout.strip()
+    orphan_name = inspect(orphan, "{{.Name}}").lstrip("/")
+
+    async def check(sb: DockerSandbox) -> None:
+        removed = await asyncio.to_thread(remove_stale_sandboxes)
+        assert orphan_name in removed and sb.container not in removed
+        assert inspect(sb.container, "{{.State.Running}}") == "true"
+
+    try:
+        in_docker(check)
+        assert subprocess.run(["docker", "inspect", orphan], capture_output=True).returncode != 0
+    finally:
+        subprocess.run(["docker", "rm", "--force", orphan], capture_output=True)
