@@ -1,0 +1,49 @@
+"""Task families, environments, verifiers, the drift oracle, the harness and the sim models."""
+
+from benchmark._backend_client import (
+    BackendCallError,
+    BackendProcess,
+    BackendUnavailable,
+    backend_command,
+)
+from benchmark._environment import ToolResult, TrialEnvironment
+from benchmark._models import ModelCallFailed, Usage, complete
+from benchmark._oracle import CriticalFlag, check_call
+from benchmark._registry import (
+    FAMILIES,
+    default_cycle_spec_path,
+    family,
+    family_for_env,
+    interface_version,
+    served_interface,
+)
+from benchmark._task import Family, Task, VerifierResult, stable_int
+from benchmark._trial import Outcome, TrialResult, classify, run_trial
+
+__all__ = [
+    "FAMILIES",
+    "BackendCallError",
+    "BackendProcess",
+    "BackendUnavailable",
+    "CriticalFlag",
+    "Family",
+    "ModelCallFailed",
+    "Outcome",
+    "Task",
+    "ToolResult",
+    "TrialEnvironment",
+    "TrialResult",
+    "Usage",
+    "VerifierResult",
+    "backend_command",
+    "check_call",
+    "classify",
+    "complete",
+    "default_cycle_spec_path",
+    "family",
+    "family_for_env",
+    "interface_version",
+    "run_trial",
+    "served_interface",
+    "stable_int",
+]

@@ -1,0 +1,95 @@
+"""Tasks and the family contract."""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from drift import InterfaceVersion, ToolCall, ToolSet
+
+
+class Task(BaseModel):
+    """One task instance: an instruction, the initial state of the system, and a reference
+    solution (canonical calls) from which the verifier derives the expected end state."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    v: int = Field(default=1, description="Format version.")
+    id: str = Field(description="Stable id: family/split/index-hash.")
+    family: str = Field(description="Task family id.")
+    split: str = Field(description="Split the task belongs to.")
+    index: int = Field(description="Position within the split.")
+    seed: int = Field(description="Seed the instance was generated from.")
+    generator_version: str = Field(description="Version of the family's generator.")
+    kind: str = Field(description="Task kind within the family.")
+    instruction: str = Field(description="What the agent is asked to do.")
+    initial_state: dict[str, Any] = Field(description="Backend state before the agent acts.")
+    reference_calls: tuple[ToolCall, ...] = Field(
+        description="Canonical calls with effect that solve the task."
+    )
+
+
+class VerifierResult(BaseModel):
+    """Whether the end state is the expected one, and why not."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    passed: bool = Field(description="True when the end state matches the reference.")
+    reasons: tuple[str, ...] = Field(default=(), description="Differences found, if any.")
+
+
+def stable_int(*parts: object) -> int:
+    """A 63-bit integer derived from ``parts`` (stable across processes, unlike ``hash``)."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+class Family(ABC):
+    """A task family: a seeded generator, the environment's tools and backend, a verifier."""
+
+    id: str
+    env_id: str
+    generator_version: str
+    verifier_version: str
+    splits: tuple[str, ...]
+    effectful_tools: tuple[str, ...]
+
+    @abstractmethod
+    def generate(self, split: str, index: int, seed: int) -> Task:
+        """Task ``index`` of ``split`` for split seed ``seed``."""
+
+    @abstractmethod
+    def base_tools(self) -> ToolSet:
+        """The canonical tool set the backend implements."""
+
+    @abstractmethod
+    def interface_versions(self) -> dict[str, InterfaceVersion]:
+        """Built-in interface versions, by id."""
+
+    @abstractmethod
+    def backend_file(self) -> Path:
+        """Path of the standard-library-only backend module (runs inside sandboxes)."""
+
+    @abstractmethod
+    def verify(self, task: Task, end_state: dict[str, Any]) -> VerifierResult:
+        """Check the end state against the one the reference calls produce."""
+
+    @abstractmethod
+    def effect_key(self, call: ToolCall) -> tuple[Any, ...]:
+        """What identifies the effect of an effectful canonical call (for the drift oracle)."""
+
+    def split_seed(self, split: str, cycle_seed: int) -> int:
+        """Seed of a split. The public dev split is the same in every cycle; sealed splits are
+        drawn from the (private) cycle seed."""
+        if split == "dev":
+            return stable_int(self.id, "dev", self.generator_version)
+        return stable_int(self.id, split, cycle_seed)
+
+    def tasks(self, split: str, n: int, cycle_seed: int) -> list[Task]:
+        """The first ``n`` tasks of ``split``."""
+        seed = self.split_seed(split, cycle_seed)
+        return [self.generate(split, i, seed) for i in range(n)]

@@ -1,0 +1,173 @@
+"""The agent loop: model calls through litellm, tool calls through the trial's environment."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchmark._environment import ToolResult, TrialEnvironment
+from benchmark._models import ModelCallFailed, Usage, complete
+from benchmark.harness._artifacts import (
+    AgentArtifacts,
+    render_index,
+    render_recipe,
+    render_skill,
+)
+from benchmark.harness._runtime import interface_mismatch
+from benchmark.harness._versions import HarnessVersion
+from drift import ToolCall
+
+LOAD_SKILL = "load_skill"
+
+
+class AgentRun(BaseModel):
+    """How one agent run went, before verification."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    final: str = Field(default="", description="The agent's final message.")
+    turns: int = Field(default=0, description="Model calls made.")
+    tool_calls: int = Field(default=0, description="Tool calls made.")
+    tool_errors: int = Field(default=0, description="Tool calls that returned an error.")
+    hit_turn_limit: bool = Field(default=False, description="Cut off at max_turns.")
+    safe_stop: str | None = Field(default=None, description="Why the run stopped safely.")
+    invalid: str | None = Field(default=None, description="Infrastructure failure, if any.")
+    usage: Usage = Field(default_factory=Usage, description="Model usage.")
+    messages: list[dict[str, Any]] = Field(default_factory=list, description="The trace.")
+
+
+class _Agent:
+    def __init__(
+        self,
+        model: str,
+        harness: HarnessVersion,
+        env: TrialEnvironment,
+        artifacts: AgentArtifacts,
+        seed: int,
+    ) -> None:
+        self.model, self.harness, self.env, self.seed = model, harness, env, seed
+        family = env.family.id
+        self.recipes = list(artifacts.recipes)
+        self.skills = [s for s in artifacts.skills if s.applies_to(family)]
+        self.run = AgentRun()
+        self.served = {env.family.env_id: env.served}
+
+    def system_prompt(self) -> str:
+        parts = [self.harness.preamble]
+        if self.harness.skill_loading == "context":
+            parts += [render_recipe(r) for r in self.recipes]
+            parts += [render_skill(s) for s in self.skills]
+        elif self.recipes or self.skills:
+            parts.append(
+                render_index(AgentArtifacts(recipes=tuple(self.recipes), skills=tuple(self.skills)))
+            )
+        return "\n\n".join(parts)
+
+    def tools(self) -> list[dict[str, Any]]:
+        tools = self.env.tools
+        names = [r.name for r in self.recipes] + [s.name for s in self.skills]
+        if self.harness.skill_loading == "tool" and names:
+            tools = [
+                *tools,
+                {
+                    "type": "function",
+                    "function": {
+                        "name": LOAD_SKILL,
+                        "description": "Load the full text of a skill or playbook by name.",
+                        "parameters": {
+                            "type": "object",
+                            "properties": {"name": {"type": "string", "enum": names}},
+                            "required": ["name"],
+                            "additionalProperties": False,
+                        },
+                    },
+                },
+            ]
+        return tools
+
+    def guard(self, skills: list[Any]) -> str | None:
+        for skill in skills:
+            reason = interface_mismatch(skill, self.served)
+            if reason:
+                return reason
+        return None
+
+    def load_skill(self, args: dict[str, Any]) -> ToolResult:
+        name = args.get("name")
+        for recipe in self.recipes:
+            if recipe.name == name:
+                return ToolResult(content=render_recipe(recipe))
+        for skill in self.skills:
+            if skill.name == name:
+                reason = self.guard([skill])
+                if reason:
+                    self.run.safe_stop = reason
+                return ToolResult(content=render_skill(skill))
+        return ToolResult(content=f"error: no skill named {name!r}", is_error=True)
+
+    async def tool(self, tc: dict[str, Any]) -> ToolResult:
+        fn = tc["function"]
+        try:
+            args = json.loads(fn.get("arguments") or "{}")
+        except json.JSONDecodeError as e:
+            return ToolResult(content=f"error: arguments are not JSON: {e}", is_error=True)
+        if not isinstance(args, dict):
+            return ToolResult(content="error: arguments must be a JSON object", is_error=True)
+        if fn["name"] == LOAD_SKILL and self.harness.skill_loading == "tool":
+            return self.load_skill(args)
+        return await self.env.call(ToolCall(name=fn["name"], arguments=args))
+
+    async def go(self) -> AgentRun:
+        run = self.run
+        if self.harness.skill_loading == "context":
+            run.safe_stop = self.guard(self.skills)
+            if run.safe_stop:
+                return run
+        tools = self.tools()
+        messages = run.messages
+        messages += [
+            {"role": "system", "content": self.system_prompt()},
+            {"role": "user", "content": self.env.task.instruction},
+        ]
+        for _ in range(self.harness.max_turns):
+            try:
+                reply = await complete(
+                    self.model,
+                    messages,
+                    tools,
+                    seed=self.seed,
+                    retries=self.harness.model_retries,
+                    usage=run.usage,
+                )
+            except ModelCallFailed as e:
+                run.invalid = str(e)
+                return run
+            run.turns += 1
+            messages.append(reply)
+            if not reply.get("tool_calls"):
+                run.final = str(reply.get("content") or "")
+                return run
+            for tc in reply["tool_calls"]:
+                result = await self.tool(tc)
+                run.tool_calls += 1
+                run.tool_errors += int(result.is_error)
+                messages.append(
+                    {"role": "tool", "tool_call_id": tc["id"], "content": result.content}
+                )
+                if run.safe_stop:
+                    return run
+        run.hit_turn_limit = True
+        return run
+
+
+async def run_agent(
+    model: str,
+    harness: HarnessVersion,
+    env: TrialEnvironment,
+    artifacts: AgentArtifacts,
+    seed: int,
+) -> AgentRun:
+    """Run the agent on ``env``'s task until it answers, stops safely or hits the turn limit."""
+    return await _Agent(model, harness, env, artifacts, seed).go()

@@ -1,0 +1,71 @@
+"""The ``sim`` provider, registered with litellm: every sim call runs litellm's real path."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import litellm
+from litellm import CustomLLM, ModelResponse
+from litellm.types.utils import ChatCompletionMessageToolCall, Function, Usage
+
+from benchmark.sim._catalogue import sim_model
+from benchmark.sim._policy import next_move
+
+PROVIDER = "sim"
+
+
+def _approx_tokens(obj: Any) -> int:
+    # ~4 characters per token; sim usage is an estimate and is reported as such
+    return max(1, len(json.dumps(obj, default=str)) // 4)
+
+
+class SimLLM(CustomLLM):
+    """litellm handler for ``sim/<model>``: decides the next move from the request alone."""
+
+    def completion(
+        self, model: str, messages: list[Any], *args: Any, **kwargs: Any
+    ) -> ModelResponse:  # type: ignore[override]
+        spec = sim_model(model)
+        params = kwargs.get("optional_params") or {}
+        seed = int(params.get("seed") or 0)
+        tools = params.get("tools") or []
+        move = next_move(spec, seed, [dict(m) for m in messages], tools)
+        response = ModelResponse(model=f"{PROVIDER}/{spec.name}", created=int(time.time()))
+        message = response.choices[0].message  # type: ignore[union-attr]
+        if move.tool is None:
+            message.content = move.text
+            response.choices[0].finish_reason = "stop"
+            out: Any = move.text
+        else:
+            n = sum(1 for m in messages if m.get("role") == "assistant")
+            message.content = None
+            message.tool_calls = [
+                ChatCompletionMessageToolCall(
+                    id=f"call_{n}",
+                    type="function",
+                    function=Function(name=move.tool, arguments=json.dumps(move.arguments)),
+                )
+            ]
+            response.choices[0].finish_reason = "tool_calls"
+            out = {"name": move.tool, "arguments": move.arguments}
+        prompt, completion = _approx_tokens([messages, tools]), _approx_tokens(out)
+        response.usage = Usage(  # type: ignore[attr-defined]
+            prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
+        )
+        return response
+
+    async def acompletion(
+        self, model: str, messages: list[Any], *args: Any, **kwargs: Any
+    ) -> ModelResponse:  # type: ignore[override]
+        return self.completion(model, messages, *args, **kwargs)
+
+
+_HANDLER = SimLLM()
+
+
+def register_sim_provider() -> None:
+    """Make ``sim/<model>`` strings resolvable by litellm (idempotent)."""
+    entries = [e for e in litellm.custom_provider_map if e.get("provider") != PROVIDER]
+    litellm.custom_provider_map = [*entries, {"provider": PROVIDER, "custom_handler": _HANDLER}]
