@@ -119,7 +119,7 @@ class _Paired:
         return float(np.mean(self.score_with - self.score_without))
 
 
-def _pair(with_arm: ArmOutcomes, without_arm: ArmOutcomes) -> _Paired:
+def _pair(with_arm: ArmOutcomes, without_arm: ArmOutcomes, what: str = "cell") -> _Paired:
     family = task_families(with_arm, without_arm)
     tasks = sorted(
         t
@@ -128,7 +128,7 @@ def _pair(with_arm: ArmOutcomes, without_arm: ArmOutcomes) -> _Paired:
     )
     if not tasks:
         raise ReportError(
-            "no task has a valid trial in both arms of the cell",
+            f"no task has a valid trial in both arms of the {what}",
             hint="re-run the missing or invalid trials before building the report",
         )
     a = [with_arm.tasks[t] for t in tasks]
@@ -192,18 +192,14 @@ def _retention(
     )
 
 
-def _bootstrap(
+def _draws(
     cell: _Paired, source: _Paired | None, bootstrap: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray | None, bool]:
     """Gain draws of the cell and of its source: shared draws when they have the same clusters."""
     rng = np.random.default_rng([seed, 0])
     if source is None:
         return bootstrap_means([cell.clusters], draws=bootstrap, rng=rng)[0], None, False
-    shared = (source.clusters.ids, source.clusters.level) == (
-        cell.clusters.ids,
-        cell.clusters.level,
-    )
-    if shared:
+    if (source.clusters.ids, source.clusters.level) == (cell.clusters.ids, cell.clusters.level):
         gains, source_gains = bootstrap_means(
             [cell.clusters, source.clusters], draws=bootstrap, rng=rng
         )
@@ -211,6 +207,26 @@ def _bootstrap(
     gains = bootstrap_means([cell.clusters], draws=bootstrap, rng=rng)[0]
     other = np.random.default_rng([seed, 2])
     return gains, bootstrap_means([source.clusters], draws=bootstrap, rng=other)[0], False
+
+
+def _gain_interval_and_retention(
+    cell: _Paired,
+    source: tuple[ArmOutcomes, ArmOutcomes] | None,
+    *,
+    bootstrap: int,
+    seed: int,
+    confidence: float,
+) -> tuple[Interval, Retention | str]:
+    """The gain interval, and retention or the reason it is not reported."""
+    paired_source = _pair(*source, what="source cell") if source is not None else None
+    gains, source_gains, shared = _draws(cell, paired_source, bootstrap, seed)
+    lo, hi = percentile_interval(gains, confidence)
+    if paired_source is None or source_gains is None:
+        return Interval(lo=lo, hi=hi), "no source cell given"
+    retention = _retention(
+        cell, gains, paired_source, source_gains, shared=shared, confidence=confidence
+    )
+    return Interval(lo=lo, hi=hi), retention
 
 
 def cell_metrics(
@@ -232,20 +248,11 @@ def cell_metrics(
     """
     _check_settings(bootstrap, seed, confidence)
     cell = _pair(with_arm, without_arm)
-    paired_source = _pair(*source) if source is not None else None
-    gains, source_gains, shared = _bootstrap(cell, paired_source, bootstrap, seed)
-    lo, hi = percentile_interval(gains, confidence)
-    flip = sign_flip_pvalue(
-        cell.clusters.means,
-        cell.clusters.sizes,
-        draws=bootstrap,
-        rng=np.random.default_rng([seed, 1]),
+    gain_ci, retention = _gain_interval_and_retention(
+        cell, source, bootstrap=bootstrap, seed=seed, confidence=confidence
     )
-    retention: Retention | str = "no source cell given"
-    if paired_source is not None and source_gains is not None:
-        retention = _retention(
-            cell, gains, paired_source, source_gains, shared=shared, confidence=confidence
-        )
+    rng = np.random.default_rng([seed, 1])
+    flip = sign_flip_pvalue(cell.clusters.means, cell.clusters.sizes, draws=bootstrap, rng=rng)
     score_with, score_without = float(cell.score_with.mean()), float(cell.score_without.mean())
     n_tasks = len(cell.score_with)
     ceiling = score_without >= CEILING - _EPS
@@ -260,14 +267,14 @@ def cell_metrics(
         score_with=score_with,
         score_without=score_without,
         gain=cell.gain,
-        gain_ci=Interval(lo=lo, hi=hi),
+        gain_ci=gain_ci,
         p_negative=flip.p,
         p_negative_method=flip.method,
         sign_test=cell.sign_test,
         net_win=(cell.sign_test.wins - cell.sign_test.losses) / n_tasks,
         retention=retention if isinstance(retention, Retention) else None,
         retention_reason=retention if isinstance(retention, str) else None,
-        obsolete=ceiling and max(-lo, hi) <= OBSOLETE_MARGIN + _EPS,
+        obsolete=ceiling and max(-gain_ci.lo, gain_ci.hi) <= OBSOLETE_MARGIN + _EPS,
         ceiling=ceiling,
         floor=score_with == 0.0 and score_without == 0.0,
         provisional=n_tasks < PROVISIONAL_BELOW,

@@ -234,6 +234,9 @@ def test_metrics_round_trip_as_json() -> None:
 def test_bad_input_is_a_report_error() -> None:
     with pytest.raises(ReportError, match="no task has a valid trial"):
         cell_metrics(_arm({"a": ["invalid"]}), _arm({"a": ["success"]}), bootstrap=100, seed=0)
+    empty = (_arm({"a": ["invalid"]}), _arm({"a": ["success"]}))
+    with pytest.raises(ReportError, match="both arms of the source cell"):
+        cell_metrics(_arm(WITH), _arm(WITHOUT), bootstrap=100, seed=0, source=empty)
     with pytest.raises(ReportError, match="at least 100"):
         cell_metrics(_arm(WITH), _arm(WITHOUT), bootstrap=10, seed=0)
     with pytest.raises(ReportError, match="seed"):
