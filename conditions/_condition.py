@@ -52,6 +52,14 @@ class Condition(_Frozen):
         """Stable id: a prefix of the SHA-256 of the canonical JSON."""
         return "c-" + hashlib.sha256(self.canonical()).hexdigest()[:12]
 
+    def axis_value(self, axis: str) -> object:
+        """The value that decides whether ``axis`` changed: the model axis is its version label."""
+        return self.model.version if axis == "model" else getattr(self, axis)
+
     def differs_on(self, other: Condition) -> list[str]:
-        """Names of the axes on which this condition differs from ``other``."""
-        return [a for a in AXES if getattr(self, a) != getattr(other, a)]
+        """Names of the axes on which this condition differs from ``other``, in ``AXES`` order.
+
+        The model axis compares version labels and the provider axis provider ids, so moving
+        from sim/acme-2 to sim/orbit-2 (both version "2") differs on ["provider"] only.
+        """
+        return [a for a in AXES if self.axis_value(a) != other.axis_value(a)]

@@ -1,0 +1,71 @@
+"""Conditions, target generation, commitments, reveals, verification and the release cycle."""
+
+from conditions._commitment import (
+    CommitmentSecret,
+    CommitmentStatement,
+    Leaf,
+    SignedCommitment,
+)
+from conditions._condition import AXES, Condition, ModelAxis, TaskFamilyAxis
+from conditions._cycle import Cycle
+from conditions._keys import PASSPHRASE_ENV, fingerprint, verify_signature
+from conditions._ledger import GENESIS, Ledger, LedgerEntry
+from conditions._merkle import inclusion_proof, merkle_root, verify_inclusion
+from conditions._reveal import RevealedLeaf, RevealStatement, SignedReveal
+from conditions._spec import Adaptation, Catalogue, CatalogueModel, CycleSpec, Evaluation
+from conditions._state import NEXT_STEP, CycleState
+from conditions._targets import (
+    GenerationManifest,
+    Target,
+    TargetSet,
+    generate_targets,
+    plan_targets,
+)
+from conditions._verify import (
+    RevealedCondition,
+    VerifiedReveal,
+    verify_commitment,
+    verify_commitment_and_reveal,
+)
+from conditions.errors import ConditionsError
+
+__all__ = [
+    "AXES",
+    "GENESIS",
+    "NEXT_STEP",
+    "PASSPHRASE_ENV",
+    "Adaptation",
+    "Catalogue",
+    "CatalogueModel",
+    "CommitmentSecret",
+    "CommitmentStatement",
+    "Condition",
+    "ConditionsError",
+    "Cycle",
+    "CycleSpec",
+    "CycleState",
+    "Evaluation",
+    "GenerationManifest",
+    "Leaf",
+    "Ledger",
+    "LedgerEntry",
+    "ModelAxis",
+    "RevealStatement",
+    "RevealedCondition",
+    "RevealedLeaf",
+    "SignedCommitment",
+    "SignedReveal",
+    "Target",
+    "TargetSet",
+    "TaskFamilyAxis",
+    "VerifiedReveal",
+    "fingerprint",
+    "generate_targets",
+    "inclusion_proof",
+    "merkle_root",
+    "plan_targets",
+    "verify_commitment",
+    "verify_commitment_and_reveal",
+    "verify_inclusion",
+    "verify_signature",
+]

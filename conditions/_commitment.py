@@ -1,0 +1,101 @@
+"""The commitment: salted condition leaves, secretly shuffled, in an RFC 6962 tree, signed."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+from pydantic import Field
+
+from conditions._condition import Condition
+from conditions._merkle import merkle_root
+from conditions._spec import Rfc3339
+from conditions._wire import V1, Hex32, PublicKeyB64, SignatureB64, Wire, sha256_hex
+
+LEAF_DOMAIN: Literal["vwt/condition"] = "vwt/condition"
+"""Domain string inside every leaf, so a leaf can never be mistaken for other signed data."""
+
+
+class Leaf(Wire):
+    """One committed condition. Its leaf data are the RFC 8785 canonical JSON of this object."""
+
+    v: V1 = Field(description="Leaf format version (1).")
+    domain: Literal["vwt/condition"] = Field(description="Always 'vwt/condition'.")
+    cycle: str = Field(description="Cycle id the condition belongs to.")
+    condition: Condition = Field(description="The target condition.")
+    salt: Hex32 = Field(description="32 random bytes (hex) that hide the condition until revealed.")
+
+    def data(self) -> bytes:
+        """The leaf data that the Merkle tree hashes."""
+        return self.canonical()
+
+
+class CommitmentStatement(Wire):
+    """What the operator signs before submissions open; it reveals no condition."""
+
+    root: Hex32 = Field(description="RFC 6962 Merkle root of the leaves (hex).")
+    tree_size: int = Field(ge=1, description="Number of committed conditions.")
+    cycle: str = Field(description="Cycle id.")
+    opens_at: Rfc3339 = Field(description="When submissions open (RFC 3339).")
+    closes_at: Rfc3339 = Field(description="When submissions close (RFC 3339).")
+    public_key: PublicKeyB64 = Field(description="Operator's Ed25519 public key (base64).")
+
+    def digest(self) -> str:
+        """SHA-256 (hex) of the statement's canonical JSON: what a reveal points to."""
+        return sha256_hex(self.canonical())
+
+
+class SignedCommitment(Wire):
+    """The published commitment file (public/commitment.json)."""
+
+    v: V1 = Field(description="File format version (1).")
+    commitment: CommitmentStatement = Field(description="The signed statement.")
+    signature: SignatureB64 = Field(
+        description="Ed25519 signature (base64) of the statement's canonical JSON."
+    )
+
+
+class CommitmentSecret(Wire):
+    """The operator's private opening of a commitment: every leaf, in tree order."""
+
+    v: V1 = Field(description="Format version (1).")
+    commitment: Hex32 = Field(description="Digest of the commitment statement it opens.")
+    leaves: list[Leaf] = Field(description="Leaves in tree order (after the secret shuffle).")
+
+    def leaf_data(self) -> list[bytes]:
+        """Every leaf's data, in tree order."""
+        return [leaf.data() for leaf in self.leaves]
+
+
+def make_leaves(cycle: str, conditions: Sequence[Condition]) -> list[Leaf]:
+    """Salted leaves for ``conditions``, in a secret random order."""
+    leaves = [
+        Leaf(v=1, domain=LEAF_DOMAIN, cycle=cycle, condition=c, salt=secrets.token_bytes(32).hex())
+        for c in conditions
+    ]
+    # The order must not be guessable (e.g. from the generation order), hence not the seeded rng.
+    secrets.SystemRandom().shuffle(leaves)
+    return leaves
+
+
+def commit(
+    leaves: list[Leaf],
+    *,
+    cycle: str,
+    opens_at: str,
+    closes_at: str,
+    public_key: str,
+    sign: Callable[[bytes], str],
+) -> tuple[SignedCommitment, CommitmentSecret]:
+    """Build the signed public commitment to ``leaves`` and its private opening."""
+    statement = CommitmentStatement(
+        root=merkle_root([leaf.data() for leaf in leaves]).hex(),
+        tree_size=len(leaves),
+        cycle=cycle,
+        opens_at=opens_at,
+        closes_at=closes_at,
+        public_key=public_key,
+    )
+    signed = SignedCommitment(v=1, commitment=statement, signature=sign(statement.canonical()))
+    return signed, CommitmentSecret(v=1, commitment=statement.digest(), leaves=leaves)

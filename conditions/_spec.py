@@ -1,0 +1,164 @@
+"""The cycle spec: what an operator decides before a release cycle, loaded from YAML or JSON."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Annotated, Any, Literal, Self
+
+import yaml
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+
+from conditions._condition import Condition, ModelAxis, TaskFamilyAxis
+from conditions._wire import canonical, describe_errors, sha256_hex
+from conditions.errors import ConditionsError
+
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+
+
+def _rfc3339(value: Any) -> Any:
+    # YAML reads an unquoted timestamp as a datetime; keep it, as the RFC 3339 text it was.
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise ValueError("must carry a time zone, e.g. 2026-12-01T00:00:00Z")
+        value = value.isoformat().replace("+00:00", "Z")
+    if not isinstance(value, str) or not _RFC3339.match(value):
+        raise ValueError("must be an RFC 3339 time with a zone, e.g. 2026-12-01T00:00:00Z")
+    return value
+
+
+Rfc3339 = Annotated[str, BeforeValidator(_rfc3339)]
+"""An RFC 3339 date-time string with an explicit zone."""
+
+
+def parse_time(value: str) -> datetime:
+    """The aware datetime of an RFC 3339 string."""
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def _unique(items: list[Any], what: str) -> None:
+    seen = [canonical(i.model_dump() if isinstance(i, BaseModel) else i) for i in items]
+    if len(set(seen)) != len(seen):
+        raise ValueError(f"{what} lists an entry twice")
+
+
+class CatalogueModel(_Spec):
+    """A model the cycle may use: its litellm string, version label and provider."""
+
+    model: str = Field(min_length=1, description="litellm model string, e.g. 'sim/acme-3'.")
+    version: str = Field(min_length=1, description="Version label, e.g. '3'.")
+    provider: str = Field(min_length=1, description="Provider id, e.g. 'acme'.")
+
+    def axis(self) -> ModelAxis:
+        """This entry as the model axis of a condition."""
+        return ModelAxis(model=self.model, version=self.version)
+
+
+class Catalogue(_Spec):
+    """The axis values target conditions are drawn from. Kept private until the reveal."""
+
+    models: list[CatalogueModel] = Field(min_length=1, description="Models and their providers.")
+    tool_interfaces: dict[str, list[str]] = Field(
+        min_length=1, description="Tool-interface version ids available per environment id."
+    )
+    task_families: list[TaskFamilyAxis] = Field(
+        min_length=1, description="Task families and splits."
+    )
+    harnesses: list[str] = Field(min_length=1, description="Harness version ids.")
+
+    @model_validator(mode="after")
+    def _no_duplicates(self) -> Self:
+        _unique([m.model for m in self.models], "catalogue.models (by model string)")
+        for env, versions in self.tool_interfaces.items():
+            if not versions:
+                raise ValueError(f"catalogue.tool_interfaces.{env} is empty")
+            _unique(versions, f"catalogue.tool_interfaces.{env}")
+        _unique(self.task_families, "catalogue.task_families")
+        _unique(self.harnesses, "catalogue.harnesses")
+        return self
+
+    def digest(self) -> str:
+        """SHA-256 (hex) of the catalogue's canonical JSON."""
+        return sha256_hex(canonical(self.model_dump(mode="json")))
+
+
+class Evaluation(_Spec):
+    """How the evaluation runs and how its statistics are computed."""
+
+    tasks_per_split: int = Field(ge=1, description="Task instances drawn per family split.")
+    k: int = Field(ge=1, description="Trials per task instance and arm.")
+    bootstrap: int = Field(ge=100, description="Bootstrap resamples for intervals.")
+    fdr_q: float = Field(gt=0, lt=1, description="Benjamini-Hochberg false discovery rate.")
+
+
+class Adaptation(_Spec):
+    """The metered budget each submission may spend adapting to one target."""
+
+    budget_tokens: int = Field(ge=0, description="Model tokens (prompt + completion).")
+    budget_calls: int = Field(ge=0, description="Model calls.")
+    budget_seconds: int = Field(ge=0, description="Wall-clock seconds.")
+    human_minutes: int = Field(ge=0, description="Declared human minutes allowed.")
+
+
+class CycleSpec(_Spec):
+    """Everything an operator fixes for one release cycle (YAML or JSON on disk)."""
+
+    v: Literal[1] = Field(description="Format version of the cycle spec.")
+    cycle: str = Field(
+        pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$",
+        description="Cycle id: lower-case letters, digits, '.', '_' or '-', at most 64.",
+    )
+    seed: int = Field(ge=0, description="Seed of everything random in the cycle but salts.")
+    opens_at: Rfc3339 = Field(description="When submissions open (RFC 3339).")
+    closes_at: Rfc3339 = Field(description="When submissions close (RFC 3339).")
+    source: Condition = Field(description="The public condition submitters develop against.")
+    catalogue: Catalogue = Field(description="Axis values for the hidden target conditions.")
+    evaluation: Evaluation = Field(description="Evaluation and statistics settings.")
+    adaptation: Adaptation = Field(description="Adaptation budget per submission and target.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if parse_time(self.closes_at) <= parse_time(self.opens_at):
+            raise ValueError("closes_at must be later than opens_at")
+        cat, src = self.catalogue, self.source
+        if (src.model.model, src.model.version, src.provider) not in {
+            (m.model, m.version, m.provider) for m in cat.models
+        }:
+            raise ValueError("source model, version and provider must be a catalogue.models entry")
+        if set(src.tool_interface) != set(cat.tool_interfaces):
+            raise ValueError("source.tool_interface must name exactly the catalogue's environments")
+        for env, version in src.tool_interface.items():
+            if version not in cat.tool_interfaces[env]:
+                raise ValueError(f"source tool interface {version!r} is not in catalogue.{env}")
+        if src.task_family not in cat.task_families:
+            raise ValueError("source.task_family must be in catalogue.task_families")
+        if src.harness not in cat.harnesses:
+            raise ValueError("source.harness must be in catalogue.harnesses")
+        return self
+
+    @classmethod
+    def load(cls, path: Path | Traversable) -> CycleSpec:
+        """Read a spec from a .json file, or YAML otherwise; raise ConditionsError if invalid."""
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = json.loads(text) if path.name.endswith(".json") else yaml.safe_load(text)
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConditionsError(f"cannot read cycle spec {path}: {e}", "check --spec") from None
+        except (ValueError, yaml.YAMLError) as e:
+            raise ConditionsError(
+                f"cycle spec {path} does not parse: {e}", "fix the YAML/JSON syntax"
+            ) from None
+        try:
+            return cls.model_validate(data)
+        except ValidationError as e:
+            raise ConditionsError(
+                f"cycle spec {path} is invalid: {describe_errors(e)}",
+                "see conditions/cycle_spec.schema.json (or `vwt cycle schema`) for the format",
+            ) from None

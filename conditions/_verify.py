@@ -1,0 +1,172 @@
+"""Verification from the published files alone: the commitment, then a reveal against it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from conditions._commitment import SignedCommitment
+from conditions._condition import Condition
+from conditions._keys import fingerprint, verify_signature
+from conditions._merkle import verify_inclusion
+from conditions._reveal import RevealStatement, SignedReveal
+from conditions._wire import parse, read_json
+from conditions.errors import ConditionsError
+
+_REPUBLISH = "ask the operator for the files as published, or treat the cycle as compromised"
+
+
+class RevealedCondition(BaseModel):
+    """A condition proven to be in the commitment, at its leaf index."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    index: int = Field(description="Leaf index in the committed tree.")
+    condition: Condition = Field(description="The revealed condition.")
+
+
+class VerifiedReveal(BaseModel):
+    """The result of a successful verification: what was committed, and what was opened."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    cycle: str = Field(description="Cycle id.")
+    root: str = Field(description="Committed Merkle root (hex).")
+    tree_size: int = Field(description="Committed number of conditions.")
+    opens_at: str = Field(description="When submissions opened (RFC 3339).")
+    closes_at: str = Field(description="When submissions closed (RFC 3339).")
+    public_key: str = Field(description="Operator public key (base64).")
+    fingerprint: str = Field(description="Fingerprint of the operator key.")
+    scope: Literal["full", "selective"] = Field(description="Full or selective reveal.")
+    conditions: list[RevealedCondition] = Field(description="Revealed conditions, by index.")
+
+
+def _check_key(public_key: str, expected_key: str | None, what: str) -> None:
+    if expected_key is not None and expected_key not in (public_key, fingerprint(public_key)):
+        raise ConditionsError(
+            f"the {what} is signed by key {fingerprint(public_key)}, not the expected "
+            f"operator key {expected_key}",
+            "it was made with another operator's key; get the files from the cycle's operator",
+        )
+
+
+def verify_commitment(path: Path, expected_key: str | None = None) -> SignedCommitment:
+    """Parse a published commitment and check its signature (and key, if one is expected).
+
+    ``expected_key`` is the operator's base64 public key or its fingerprint.
+    """
+    signed = parse(SignedCommitment, read_json(path, "commitment"), f"commitment {path}")
+    c = signed.commitment
+    if not verify_signature(c.public_key, c.canonical(), signed.signature):
+        raise ConditionsError(
+            "the commitment's signature does not verify under its public key "
+            f"{fingerprint(c.public_key)} (forged signature or altered commitment)",
+            _REPUBLISH,
+        )
+    _check_key(c.public_key, expected_key, "commitment")
+    return signed
+
+
+def _check_binding(signed: SignedCommitment, r: RevealStatement) -> None:
+    c = signed.commitment
+    if r.public_key != c.public_key:
+        raise ConditionsError(
+            f"the reveal is signed by another operator's key ({fingerprint(r.public_key)}) "
+            f"than the commitment ({fingerprint(c.public_key)})",
+            _REPUBLISH,
+        )
+    if r.cycle != c.cycle:
+        raise ConditionsError(
+            f"the reveal is for cycle {r.cycle!r} but the commitment is for cycle {c.cycle!r}",
+            "pass the reveal published for this commitment's cycle",
+        )
+    if r.commitment != c.digest():
+        raise ConditionsError(
+            "the reveal belongs to a different commitment (its commitment hash does not match)",
+            "pass the commitment this reveal was made for",
+        )
+    if r.tree_size != c.tree_size:
+        raise ConditionsError(
+            f"the reveal's tree size {r.tree_size} disagrees with the commitment's {c.tree_size}",
+            _REPUBLISH,
+        )
+    if r.root != c.root:
+        raise ConditionsError("the reveal's root differs from the committed root", _REPUBLISH)
+
+
+def _check_leaves(r: RevealStatement) -> list[RevealedCondition]:
+    root = bytes.fromhex(r.root)
+    seen_index: set[int] = set()
+    seen_condition: dict[str, int] = {}
+    for item in r.leaves:
+        i = item.index
+        if i in seen_index:
+            raise ConditionsError(f"leaf index {i} is revealed twice", _REPUBLISH)
+        if i >= r.tree_size:
+            raise ConditionsError(
+                f"leaf index {i} is outside the committed tree of {r.tree_size} leaves", _REPUBLISH
+            )
+        if item.leaf.cycle != r.cycle:
+            raise ConditionsError(
+                f"leaf {i} belongs to cycle {item.leaf.cycle!r}, not {r.cycle!r}", _REPUBLISH
+            )
+        cid = item.leaf.condition.id
+        if cid in seen_condition:
+            raise ConditionsError(
+                f"condition {cid} is committed twice (leaves {seen_condition[cid]} and {i})",
+                "a commitment must list each condition once; treat the cycle as compromised",
+            )
+        proof = [bytes.fromhex(p) for p in item.proof]
+        if not verify_inclusion(item.leaf.data(), i, r.tree_size, proof, root):
+            raise ConditionsError(
+                f"the inclusion proof of leaf {i} does not lead to the committed root "
+                "(altered leaf or proof, or a proof for another index)",
+                _REPUBLISH,
+            )
+        seen_index.add(i)
+        seen_condition[cid] = i
+    missing = sorted(set(range(r.tree_size)) - seen_index)
+    if r.scope == "full" and missing:
+        shown = ", ".join(map(str, missing[:10])) + (" …" if len(missing) > 10 else "")
+        raise ConditionsError(
+            f"the full reveal is missing {len(missing)} committed leaves (indices {shown})",
+            _REPUBLISH,
+        )
+    return [RevealedCondition(index=x.index, condition=x.leaf.condition) for x in r.leaves]
+
+
+def verify_commitment_and_reveal(
+    commitment_path: Path, reveal_path: Path, expected_key: str | None = None
+) -> VerifiedReveal:
+    """Check a reveal against its commitment using nothing but the two files.
+
+    Checks, in order: both files parse; the commitment's signature (and, if given, that its
+    key is ``expected_key``, a base64 key or fingerprint); the reveal's signature; that both
+    are signed by the same key, for the same cycle, commitment, tree size and root; then each
+    leaf: no index or condition twice, index in range, cycle, inclusion proof; and that a full
+    reveal opens every leaf. Raises ConditionsError with a distinct message per failure.
+    """
+    signed = verify_commitment(commitment_path, expected_key)
+    reveal = parse(SignedReveal, read_json(reveal_path, "reveal"), f"reveal {reveal_path}")
+    r = reveal.reveal
+    if not verify_signature(r.public_key, r.canonical(), reveal.signature):
+        raise ConditionsError(
+            "the reveal's signature does not verify (forged signature or altered reveal)",
+            _REPUBLISH,
+        )
+    _check_binding(signed, r)
+    conditions = _check_leaves(r)
+    c = signed.commitment
+    return VerifiedReveal(
+        cycle=c.cycle,
+        root=c.root,
+        tree_size=c.tree_size,
+        opens_at=c.opens_at,
+        closes_at=c.closes_at,
+        public_key=c.public_key,
+        fingerprint=fingerprint(c.public_key),
+        scope=r.scope,
+        conditions=sorted(conditions, key=lambda x: x.index),
+    )

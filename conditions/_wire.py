@@ -1,0 +1,147 @@
+"""Wire formats shared by commitments and reveals: strict types, canonical JSON, safe file I/O."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+import rfc8785
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, ValidationError
+
+from conditions.errors import ConditionsError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def canonical(obj: Any) -> bytes:
+    """RFC 8785 canonical JSON of a JSON-compatible value."""
+    return rfc8785.dumps(obj)
+
+
+def sha256_hex(data: bytes) -> str:
+    """Lower-case hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def _exact_int(value: Any) -> Any:
+    # Literal[1] would also take 1.0 and True, which canonicalise differently or not at all.
+    if type(value) is not int:
+        raise ValueError("must be the integer 1")
+    return value
+
+
+def _lower_hex_32(value: str) -> str:
+    if len(value) != 64 or any(c not in "0123456789abcdef" for c in value):
+        raise ValueError("must be 64 lower-case hex digits (32 bytes)")
+    return value
+
+
+def _canonical_b64(n_bytes: int) -> AfterValidator:
+    # Several base64 spellings decode to the same bytes; only the canonical one is accepted,
+    # so that no edit to the text can leave the decoded value (and the verdict) unchanged.
+    def check(value: str) -> str:
+        try:
+            raw = base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raise ValueError("must be base64") from None
+        if len(raw) != n_bytes or base64.b64encode(raw).decode() != value:
+            raise ValueError(f"must be the canonical base64 of {n_bytes} bytes")
+        return value
+
+    return AfterValidator(check)
+
+
+V1 = Annotated[Literal[1], BeforeValidator(_exact_int)]
+"""Format version 1, as an exact JSON integer."""
+Hex32 = Annotated[str, AfterValidator(_lower_hex_32)]
+"""A 32-byte value (hash, salt) as 64 lower-case hex digits."""
+PublicKeyB64 = Annotated[str, _canonical_b64(32)]
+"""A raw Ed25519 public key, canonical base64."""
+SignatureB64 = Annotated[str, _canonical_b64(64)]
+"""An Ed25519 signature, canonical base64."""
+
+
+class Wire(BaseModel):
+    """Base of published, signed data: immutable, strict, no unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    def canonical(self) -> bytes:
+        """RFC 8785 canonical JSON of this object."""
+        return canonical(self.model_dump(mode="json"))
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def read_json(path: Path, what: str) -> Any:
+    """Parse a JSON file strictly (no duplicate keys, no NaN), or raise a ConditionsError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConditionsError(f"{what} {path} does not exist", "check the path") from None
+    except UnicodeDecodeError:
+        raise ConditionsError(f"{what} {path} is not UTF-8 text", "pass the JSON file") from None
+    except OSError as e:
+        raise ConditionsError(f"cannot read {what} {path}: {e.strerror}") from None
+    try:
+        return json.loads(
+            text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant
+        )
+    except ValueError as e:
+        truncated = " (it looks truncated)" if text.strip() and "Expecting" in str(e) else ""
+        raise ConditionsError(
+            f"{what} {path} is not valid JSON{truncated}: {e}",
+            "pass the file exactly as it was published",
+        ) from None
+
+
+def describe_errors(error: ValidationError, limit: int = 3) -> str:
+    """The first few problems of a pydantic validation error, one line."""
+    parts = []
+    for item in error.errors()[:limit]:
+        where = ".".join(str(p) for p in item["loc"]) or "(top level)"
+        parts.append(f"{where}: {item['msg']}")
+    more = len(error.errors()) - limit
+    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+
+
+def parse(model: type[M], data: Any, what: str) -> M:
+    """Validate ``data`` as ``model`` or raise a ConditionsError naming the bad fields."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise ConditionsError(
+            f"{what} is malformed: {describe_errors(e)}",
+            "pass the file exactly as it was published",
+        ) from None
+
+
+def write_json(path: Path, model: BaseModel, *, private: bool = False) -> None:
+    """Write a model as indented JSON atomically; ``private`` files get mode 0600."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(model.model_dump_json(indent=2) + "\n")
+        os.chmod(tmp, 0o600 if private else 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
