@@ -9,10 +9,56 @@ import jsonschema
 from pydantic import BaseModel, ConfigDict, Field
 
 from drift._ops_core import RenameField, UnitChange
+from drift._ops_enum import EnumMeaningChange, RenameEnumValues
+from drift._ops_ids import IdentifierSwap, TimezoneChange
+from drift._ops_nest import Flatten, Nest
+from drift._ops_paging import OffsetToCursor, PageSizeChange
+from drift._ops_shape import AddOptionalField, RenameTool, Reorder, RewordDescription
+from drift._ops_values import DefaultFlip, FractionPercent, SignConvention
 from drift._tools import ToolCall, ToolSet
 from drift.errors import ToolCallError
 
-AnyOperator = Annotated[RenameField | UnitChange, Field(discriminator="op")]
+OPERATOR_TYPES = (
+    RenameField,
+    RenameTool,
+    Reorder,
+    AddOptionalField,
+    OffsetToCursor,
+    PageSizeChange,
+    RewordDescription,
+    Nest,
+    Flatten,
+    RenameEnumValues,
+    UnitChange,
+    DefaultFlip,
+    SignConvention,
+    FractionPercent,
+    EnumMeaningChange,
+    TimezoneChange,
+    IdentifierSwap,
+)
+"""Every operator class, preserving ones first."""
+
+AnyOperator = Annotated[
+    RenameField
+    | RenameTool
+    | Reorder
+    | AddOptionalField
+    | OffsetToCursor
+    | PageSizeChange
+    | RewordDescription
+    | Nest
+    | Flatten
+    | RenameEnumValues
+    | UnitChange
+    | DefaultFlip
+    | SignConvention
+    | FractionPercent
+    | EnumMeaningChange
+    | TimezoneChange
+    | IdentifierSwap,
+    Field(discriminator="op"),
+]
 """Every operator, discriminated by its ``op`` field."""
 
 
@@ -102,6 +148,12 @@ class ServedInterface:
     def to_canonical(self, call: ToolCall) -> ToolCall:
         """The canonical backend call that a served-interface call means."""
         return self.chain(call)[-1]
+
+    def from_canonical(self, call: ToolCall) -> ToolCall:
+        """The served-interface call that means the canonical backend call ``call``."""
+        for op in self.version.ops:
+            call = op.call_to_new(call)
+        return call
 
     def result_to_served(self, chain: list[ToolCall], result: Any) -> Any:
         """Map a canonical result into the served form, given the call ``chain``."""
