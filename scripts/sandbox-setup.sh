@@ -16,7 +16,7 @@ RECIPE=1
 SUITE=bookworm
 DOCKERD_LOG="${VWT_DOCKERD_LOG:-/var/log/vwt-dockerd.log}"
 BUILD_LOG=/var/log/vwt-sandbox-build.log
-LOCK=/tmp/vwt-sandbox-setup.lock
+LOCK="/tmp/vwt-sandbox-setup.$EUID.lock"
 DAEMON_WAIT_S=60
 
 say() { echo "sandbox-setup: $*"; }
@@ -49,9 +49,16 @@ ensure_engine() {
         apt_install docker.io
     fi
     engine_answers && return 0
+    local answer
+    answer=$(timeout 15 docker info 2>&1 || true)
+    if [[ $EUID -ne 0 && "$answer" == *"permission denied"* ]]; then
+        fail "cannot reach the Docker engine as $(id -un): permission denied on its socket" \
+            "(add the user to the docker group, or run as root)"
+    fi
     need_root "start dockerd"
     say "starting dockerd in the background (log: $DOCKERD_LOG)"
-    setsid dockerd >>"$DOCKERD_LOG" 2>&1 </dev/null &
+    # fd 9 holds the setup lock; the daemon must not keep it.
+    setsid dockerd >>"$DOCKERD_LOG" 2>&1 </dev/null 9>&- &
     local waited=0
     until engine_answers; do
         ((waited < DAEMON_WAIT_S)) ||
@@ -83,9 +90,9 @@ build_image() {
     root=$(mktemp -d /var/tmp/vwt-sandbox-rootfs.XXXXXX)
     trap 'rm -rf "$root"' EXIT
     mirror=$(debian_mirror)
-    say "building $IMAGE: debootstrap minbase+python3 from $mirror (about 70 s; log: $BUILD_LOG)"
+    say "building $IMAGE: debootstrap minbase+python3 from $mirror (about a minute; log: $BUILD_LOG)"
     timeout 1200 debootstrap --variant=minbase --include=python3 "$SUITE" "$root" "$mirror" \
-        >"$BUILD_LOG" 2>&1 || fail "debootstrap failed; see $BUILD_LOG"
+        >"$BUILD_LOG" 2>&1 || fail "debootstrap failed ($(tail -n1 "$BUILD_LOG")); see $BUILD_LOG"
     # Package caches are build leftovers, not part of the sandbox.
     rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
     tar --numeric-owner -C "$root" -c . |
@@ -101,6 +108,10 @@ build_image() {
 }
 
 main() {
+    if engine_answers && [[ "$(image_recipe)" == "$RECIPE" ]]; then
+        say "ready: engine answers, image $IMAGE present"
+        return 0
+    fi
     # Two concurrent `make test` runs must not build the image twice.
     exec 9>"$LOCK"
     flock -w 1800 9 || fail "another sandbox-setup holds $LOCK"
