@@ -49,3 +49,8 @@ def test_auto_and_docker_pick_docker_where_it_is_usable() -> None:
     for kind in ("auto", "docker"):
         sb = make_sandbox(kind)
         assert isinstance(sb, DockerSandbox) and sb.kind == "docker"
+
+
+def test_a_relative_docker_workdir_is_refused_without_an_engine() -> None:
+    with pytest.raises(RunnerError, match="not absolute"):
+        DockerSandbox(workdir="sandbox")

@@ -55,6 +55,15 @@ def test_exec_runs_python3_in_the_workdir() -> None:
     in_docker(check)
 
 
+def test_relative_paths_follow_a_custom_workdir() -> None:
+    async def check(sb: DockerSandbox) -> None:
+        await sb.write_file("f.txt", b"here")
+        r = await sb.exec(["sh", "-c", "pwd; cat /work/f.txt"])
+        assert r.stdout == b"/work\nhere"
+
+    in_docker(check, workdir="/work")
+
+
 def test_timeout_kills_the_command_inside_the_container() -> None:
     async def check(sb: DockerSandbox) -> None:
         r = await sb.exec(["sh", "-c", "echo started; exec sleep 60"], timeout=1)
