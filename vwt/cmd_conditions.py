@@ -1,5 +1,170 @@
-"""`vwt conditions` commands."""
+"""`vwt conditions`: generate, list, commit to, reveal and verify target conditions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
 
 import typer
+from rich.table import Table
 
-app = typer.Typer(help="conditions commands.", no_args_is_help=True)
+from conditions import (
+    Condition,
+    Cycle,
+    fingerprint,
+    verify_commitment,
+    verify_commitment_and_reveal,
+)
+from vwt._common import DEFAULT_HOME, Home, console, user_errors
+
+app = typer.Typer(
+    help="Operators: generate, list, commit to and reveal target conditions. "
+    "Anyone: verify a published commitment and reveal.",
+    no_args_is_help=True,
+)
+
+
+def _table(*headers: str) -> Table:
+    # Ids are what operators copy into --condition, so they never wrap or get cut.
+    table = Table()
+    for h in headers:
+        table.add_column(h, no_wrap=h == "id", min_width=14 if h == "id" else None, overflow="fold")
+    return table
+
+
+def _row(cid: str, c: Condition) -> list[str]:
+    interfaces = ", ".join(f"{env}={v}" for env, v in sorted(c.tool_interface.items()))
+    family = f"{c.task_family.family}/{c.task_family.split}"
+    return [cid, f"{c.model.model} (v{c.model.version})", c.provider, interfaces, family, c.harness]
+
+
+@app.command()
+@user_errors
+def generate(
+    home: Home = DEFAULT_HOME,
+    max_conditions: Annotated[
+        int | None,
+        typer.Option(
+            "--max-conditions",
+            min=1,
+            help="Cap the count; every single-axis condition is kept, pairs are drawn "
+            "per stratum with the cycle seed.",
+        ),
+    ] = None,
+) -> None:
+    """Generate target conditions: each axis varied alone, then each pair (draft only)."""
+    cycle = Cycle.open(home)
+    cycle.generate(max_conditions)
+    manifest = cycle.target_set().manifest
+    console.print(
+        f"{sum(manifest.strata.values())} target conditions for cycle {cycle.id} "
+        f"(of {manifest.candidates} realisable; seed {manifest.seed})"
+    )
+    for stratum, n in manifest.strata.items():
+        console.print(f"  {stratum}: {n}")
+    console.print(f"catalogue sha256: {manifest.catalogue_hash}")
+    console.print("next: vwt conditions list, then vwt conditions commit", highlight=False)
+
+
+@app.command("list")
+@user_errors
+def list_(
+    home: Home = DEFAULT_HOME,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """List the target conditions (operator only: they stay private until the reveal)."""
+    cycle = Cycle.open(home)
+    targets = cycle.targets()
+    if as_json:
+        typer.echo(json.dumps([t.model_dump(mode="json") for t in targets], indent=2))
+        return
+    table = _table("id", "varied", "model", "provider", "tool interface", "family", "harness")
+    src = _row(cycle.source.id, cycle.source)
+    table.add_row(src[0], "(source)", *src[1:])
+    for t in targets:
+        row = _row(t.id, t.condition)
+        table.add_row(row[0], "+".join(t.varied), *row[1:])
+    console.print(table)
+
+
+@app.command()
+@user_errors
+def commit(home: Home = DEFAULT_HOME) -> None:
+    """Commit to the target conditions and write the signed public commitment."""
+    cycle = Cycle.open(home)
+    path = cycle.commit()
+    c = verify_commitment(path).commitment
+    console.print(f"committed to {c.tree_size} conditions of cycle {c.cycle}: root {c.root}")
+    console.print(f"publish {path}; key fingerprint {cycle.fingerprint}")
+    console.print("next: vwt cycle advance open", highlight=False)
+
+
+@app.command()
+@user_errors
+def reveal(
+    home: Home = DEFAULT_HOME,
+    condition: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--condition",
+            help="Reveal only this condition id (repeatable); all of them when omitted.",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Where to write the reveal. Default: HOME/public/reveal.json."),
+    ] = None,
+) -> None:
+    """Reveal the committed conditions (all, or chosen ones) with their inclusion proofs."""
+    cycle = Cycle.open(home)
+    path = cycle.reveal(condition or None, out)
+    checked = verify_commitment_and_reveal(cycle.paths.commitment, path)
+    console.print(
+        f"{checked.scope} reveal of {len(checked.conditions)} of {checked.tree_size} "
+        f"conditions written to {path} (verified against the commitment)"
+    )
+    console.print(f"cycle {cycle.id} is now {cycle.state}")
+
+
+@app.command()
+@user_errors
+def verify(
+    commitment: Annotated[
+        Path, typer.Option("--commitment", help="The published commitment.json.", dir_okay=False)
+    ],
+    reveal: Annotated[
+        Path | None,
+        typer.Option(
+            "--reveal",
+            help="The published reveal.json; without it only the commitment is checked.",
+            dir_okay=False,
+        ),
+    ] = None,
+    key: Annotated[
+        str | None,
+        typer.Option(
+            "--key",
+            help="The operator's public key (base64) or fingerprint, to pin who must have signed.",
+        ),
+    ] = None,
+) -> None:
+    """Verify a commitment and reveal from the two files alone; exit 0 only if all checks hold."""
+    if reveal is None:
+        c = verify_commitment(commitment, key).commitment
+        console.print(
+            f"OK: commitment for cycle {c.cycle}: {c.tree_size} conditions, root {c.root}, "
+            f"signed by key {fingerprint(c.public_key)}; no condition checked (no --reveal)"
+        )
+        return
+    result = verify_commitment_and_reveal(commitment, reveal, key)
+    table = _table("index", "id", "model", "provider", "tool interface", "family", "harness")
+    for rc in result.conditions:
+        table.add_row(str(rc.index), *_row(rc.condition.id, rc.condition))
+    console.print(table)
+    what = "every committed condition" if result.scope == "full" else "the listed conditions"
+    console.print(
+        f"OK: {result.scope} reveal for cycle {result.cycle}: {len(result.conditions)} of "
+        f"{result.tree_size} conditions proven in the commitment (root {result.root}); "
+        f"signatures valid, key {result.fingerprint}; this reveal opens {what}"
+    )
