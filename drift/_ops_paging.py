@@ -32,7 +32,6 @@ OFFSET_WORDS = frozenset({"offset", "skip", "start", "page"})
 """Name tokens of offset or page-number fields."""
 
 
-
 def encode_cursor(offset: int) -> str:
     """An opaque cursor for ``offset``."""
     return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode().rstrip("=")

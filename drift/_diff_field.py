@@ -1,0 +1,279 @@
+"""Classifying what changed about one field that exists in both versions."""
+
+from __future__ import annotations
+
+import re
+
+from drift._match import Leaf
+from drift._names import tokens
+from drift._report import Change, Label
+from drift._semantics import (
+    CONTRAST,
+    MEANING,
+    NOTICE,
+    SIGN,
+    is_identifier,
+    modes,
+    new_sentences,
+    normal,
+    scales,
+    sign_swapped,
+    stated_default,
+    units,
+    zones,
+)
+
+
+def page_role(leaf: Leaf) -> str | None:
+    """'page_size', 'page' (number or offset) or 'cursor' when the field paginates."""
+    words = set(tokens(leaf.name))
+    desc = leaf.desc.lower()
+    numeric = leaf.type in ("integer", "number", None)
+    if "limit" in words or {"per", "page"} <= words or {"page", "size"} <= words:
+        return "page_size" if numeric else None
+    if numeric and (words == {"page"} or {"page", "number"} <= words or words & {"offset", "skip"}):
+        return "page"
+    if leaf.type in ("string", None) and (
+        words & {"cursor", "continuation"}
+        or {"page", "token"} <= words
+        or {"next", "token"} <= words
+        or ("cursor" in desc and ("pagination" in desc or words & {"after", "before"}))
+    ):
+        return "cursor"
+    return None
+
+
+MOVES = frozenset({"field_renamed", "field_nested", "field_flattened"})
+
+
+def _fmt(values: set[str]) -> str:
+    return ", ".join(sorted(values)) or "unstated"
+
+
+class FieldDiff:
+    """Collects the changes of one matched (old, new) field pair."""
+
+    def __init__(self, tool: str, old: Leaf, new: Leaf) -> None:
+        self.tool, self.old, self.new = tool, old, new
+        self.changes: list[Change] = []
+
+    def add(self, kind: str, label: Label, reason: str) -> None:
+        """Record one change at the new field's path."""
+        self.changes.append(
+            Change(tool=self.tool, kind=kind, drift_class=label, path=self.new.path, reason=reason)
+        )
+
+    def run(self) -> list[Change]:
+        """Every change of this field, meaning changes first."""
+        self._moved()
+        semantic = self._semantics()
+        mapping = self._enum()
+        self._default(mapping)
+        self._type()
+        self._required()
+        if not semantic:
+            self._bounds()
+        if not semantic and all(c.kind in MOVES for c in self.changes):
+            self._wording()
+        return self.changes
+
+    def _moved(self) -> None:
+        old, new = self.old, self.new
+        if old.path == new.path:
+            return
+        kind = "field_nested" if old.depth < new.depth else "field_flattened"
+        if old.depth == new.depth:
+            kind = "field_renamed"
+        self.add(kind, "preserving", f"'{old.path}' is now '{new.path}'; values keep their meaning")
+
+    def _stated(self, kind: str, what: str, old: set[str], new: set[str]) -> bool:
+        if old == new or not (old or new):
+            return False
+        if new:
+            self.add(
+                kind,
+                "changing",
+                f"{what} {_fmt(old)} → {_fmt(new)}: the same number now means a different amount"
+                if kind in ("unit_changed", "scale_changed")
+                else f"{what} {_fmt(old)} → {_fmt(new)}",
+            )
+        else:
+            self.add(kind, "unknown", f"{what} no longer stated (was {_fmt(old)})")
+        return True
+
+    def _semantics(self) -> bool:
+        old, new = self.old, self.new
+        found = [
+            self._stated(
+                "unit_changed", "unit", units(old.name, old.desc), units(new.name, new.desc)
+            ),
+            self._stated(
+                "scale_changed", "scale", scales(old.name, old.desc), scales(new.name, new.desc)
+            ),
+            self._stated("timezone_changed", "time zone", zones(old.desc), zones(new.desc)),
+            self._stated("meaning_changed", "interpretation", modes(old.desc), modes(new.desc)),
+            self._sign(),
+        ]
+        fresh = new_sentences(old.desc, new.desc)
+        found.append(self._identifier(fresh))
+        found.append(self._enum_meaning(fresh))
+        if not any(found) and any(NOTICE.search(s) for s in fresh):
+            note = next(s for s in fresh if NOTICE.search(s))
+            self.add("change_noted", "unknown", f"description announces a change: '{note}'")
+            return True
+        return any(found)
+
+    def _sign(self) -> bool:
+        old, new = self.old.desc, self.new.desc
+        if sign_swapped(old, new):
+            self.add(
+                "sign_changed",
+                "changing",
+                "'positive' and 'negative' swapped places in the "
+                "description: the same number now means the opposite",
+            )
+            return True
+        if SIGN.search(new) and not SIGN.search(old) and self.new.type in ("integer", "number"):
+            self.add("sign_changed", "changing", "a sign convention is now stated where none was")
+            return True
+        return False
+
+    def _identifier(self, fresh: list[str]) -> bool:
+        if not is_identifier(self.new.name, self.new.desc):
+            return False
+        contrast = [s for s in fresh if CONTRAST.search(s)]
+        if contrast:
+            self.add(
+                "identifier_changed",
+                "changing",
+                f"the identifier now refers to something else: '{contrast[0]}'",
+            )
+        return bool(contrast)
+
+    def _enum_meaning(self, fresh: list[str]) -> bool:
+        values = [str(v) for v in self.new.prop.get("enum") or []]
+        if not values:
+            return False
+        said = [
+            s
+            for s in fresh
+            if MEANING.search(s) and any(re.search(rf"\b{re.escape(v)}\b", s) for v in values)
+        ]
+        if not said:
+            return False
+        noticed = [s for s in said if NOTICE.search(s)]
+        label: Label = "changing" if noticed else "unknown"
+        self.add(
+            "enum_meaning_changed",
+            label,
+            f"description redefines enum values: '{(noticed or said)[0]}'",
+        )
+        return True
+
+    def _enum(self) -> dict[str, str]:
+        old_values = [str(v) for v in self.old.prop.get("enum") or []]
+        new_values = [str(v) for v in self.new.prop.get("enum") or []]
+        if not old_values or not new_values or old_values == new_values:
+            return {}
+        gone = [v for v in old_values if v not in new_values]
+        came = [v for v in new_values if v not in old_values]
+        mapping: dict[str, str] = {}
+        for v in gone:
+            key = re.sub(r"[^a-z0-9]", "", v.lower())
+            twin = next((c for c in came if _enum_twin(key, c) and c not in mapping.values()), None)
+            if twin is not None:
+                mapping[v] = twin
+        if mapping:
+            pairs = ", ".join(f"'{k}' → '{v}'" for k, v in mapping.items())
+            self.add("enum_values_renamed", "preserving", f"values respelled ({pairs})")
+        removed = [v for v in gone if v not in mapping]
+        added = [v for v in came if v not in mapping.values()]
+        if removed:
+            self.add(
+                "enum_values_removed",
+                "unknown",
+                f"values {removed} are no longer accepted; calls using them are rejected",
+            )
+        if added:
+            self.add("enum_values_added", "preserving", f"new values {added}; old values unchanged")
+        return mapping
+
+    def _default(self, mapping: dict[str, str]) -> None:
+        old, new = stated_default(self.old.prop), stated_default(self.new.prop)
+        renamed = {normal(k): normal(v) for k, v in mapping.items()}
+        old = renamed.get(old, old) if old is not None else None
+        if old == new or (new is None and old is None):
+            return
+        role = page_role(self.new)
+        if role == "page_size":
+            self.add(
+                "page_size_changed",
+                "preserving",
+                f"default page size {old or 'unstated'} → "
+                f"{new or 'unstated'}; paging through results returns the same items",
+            )
+        elif new is None:
+            self.add("default_changed", "unknown", f"default no longer stated (was {old})")
+        elif old is None and (
+            (new == "false" and self.new.type == "boolean")
+            or (role == "page" and new in ("0", "1"))
+        ):
+            self.add("default_changed", "preserving", f"documents the conventional default {new}")
+        else:
+            self.add(
+                "default_changed",
+                "changing",
+                f"default {old or 'unstated'} → {new}: calls "
+                "that omit the field now get a different behaviour",
+            )
+
+    def _type(self) -> None:
+        old, new = self.old.type, self.new.type
+        if old == new or old is None or new is None:
+            return
+        if (old, new) == ("integer", "number"):
+            self.add("type_changed", "preserving", "integer → number widens the accepted values")
+        else:
+            self.add(
+                "type_changed",
+                "unknown",
+                f"type {old} → {new}: values of the old type are "
+                "rejected; the schema cannot tell whether the meaning is the same",
+            )
+
+    def _required(self) -> None:
+        if self.old.required == self.new.required:
+            return
+        if self.old.required:
+            self.add(
+                "required_changed", "preserving", "now optional; calls that pass it are unchanged"
+            )
+        else:
+            self.add("required_changed", "unknown", "now required; calls that omit it are rejected")
+
+    def _bounds(self) -> None:
+        for key, wider in (("minimum", lambda o, n: n <= o), ("maximum", lambda o, n: n >= o)):
+            o, n = self.old.prop.get(key), self.new.prop.get(key)
+            if o == n or not isinstance(o, int | float) or not isinstance(n, int | float):
+                continue
+            label: Label = "preserving" if wider(o, n) else "unknown"
+            self.add("bounds_changed", label, f"{key} {o} → {n}")
+
+    def _wording(self) -> None:
+        if self.old.desc != self.new.desc:
+            self.add(
+                "description_reworded",
+                "preserving",
+                "field description reworded; no stated "
+                "change of unit, scale, sign, zone, default or interpretation",
+            )
+
+
+def _enum_twin(key: str, candidate: str) -> bool:
+    other = re.sub(r"[^a-z0-9]", "", candidate.lower())
+    return bool(key and other) and (other == key or other.startswith(key) or key.startswith(other))
+
+
+def leaf_changes(tool: str, old: Leaf, new: Leaf) -> list[Change]:
+    """Every change between two versions of one field."""
+    return FieldDiff(tool, old, new).run()

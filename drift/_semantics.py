@@ -1,0 +1,174 @@
+"""What a field's name and description state about its values: units, scale, zone, mode.
+
+Each reader returns plain facts; the classifier compares the facts of two versions. The word
+lists are general vocabulary of API documentation, not names from any particular server.
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+from typing import Any
+
+from drift._names import tokens
+
+UNITS: dict[str, tuple[str, ...]] = {
+    "cents": ("cents", "cent", "pence", "minor units"),
+    "dollars": ("dollars", "dollar", "usd", "euros", "eur", "major units"),
+    "milliseconds": ("milliseconds", "millisecond", "ms", "millis"),
+    "seconds": ("seconds", "second", "secs", "sec"),
+    "minutes": ("minutes", "minute", "mins"),
+    "hours": ("hours", "hour", "hrs"),
+    "days": ("days", "day"),
+    "bytes": ("bytes", "byte"),
+    "kilobytes": ("kilobytes", "kb", "kib"),
+    "megabytes": ("megabytes", "mb", "mib"),
+    "meters": ("meters", "metres", "meter", "metre"),
+    "kilometers": ("kilometers", "kilometres", "km"),
+    "miles": ("miles", "mile"),
+    "celsius": ("celsius",),
+    "fahrenheit": ("fahrenheit",),
+}
+"""Canonical unit → its spellings."""
+
+UNIT_SPELLING = {s: unit for unit, spellings in UNITS.items() for s in spellings}
+_UNIT_ALT = "|".join(sorted((re.escape(s) for s in UNIT_SPELLING), key=len, reverse=True))
+# A unit word counts in a description only where it states a unit ("in cents", "(ms)",
+# "number of days"), so that "the second item" or "30 days ago" is not read as a unit.
+UNIT_CONTEXT = re.compile(
+    rf"\b(?:in|as|of|expressed in|measured in|per)\s+(?:whole\s+|the\s+)?({_UNIT_ALT})\b"
+    rf"|\(\s*(?:in\s+)?({_UNIT_ALT})\s*\)",
+    re.IGNORECASE,
+)
+
+SCALES = {
+    "fraction": re.compile(
+        r"\bfraction\b|\bratio\b|\b0(?:\.0)? ?(?:-|–|to) ?1(?:\.0)?\b|\bbetween 0 and 1\b", re.I
+    ),
+    "percent": re.compile(r"\bpercent(?:age)?\b|%|\b0 ?(?:-|–|to) ?100\b", re.I),
+}
+"""Statements of a numeric scale."""
+
+ZONE = re.compile(
+    r"\b(UTC(?:\s?[+-]\d{1,2}(?::?\d{2})?)?|GMT(?:[+-]\d{1,2})?|local time|"
+    r"[A-Z][a-z]+/[A-Z][A-Za-z_]+)\b"
+)
+"""Statements of a time zone."""
+
+MODES = {
+    "substring": r"\bsubstring\b|\bpartial (?:name|match|string|text)|\bmatches partial\b",
+    "prefix": r"\bprefix match|\bstarts with\b",
+    "exact": r"\bexact(?:ly)? match|\bexact (?:name|string|text)\b",
+    "glob": r"\bglob\b|\bglob-style\b|\bwildcards?\b",
+    "regex": r"\bregex\b|\bregular expressions?\b",
+    "fuzzy": r"\bfuzzy\b",
+    "semantic": r"\bsemantic\b|\bnatural[- ]language\b",
+    "syntax": r"\bsearch syntax\b|\bquery syntax\b|\bquery language\b|\blexical\b",
+    "case-insensitive": r"\bcase[- ]insensitive\b|\bignor(?:es|ing) case\b",
+    "case-sensitive": r"\bcase[- ]sensitive\b",
+}
+"""How a string argument is matched or interpreted."""
+
+NOTICE = re.compile(
+    r"\b(?:now|no longer|instead of|previously|formerly|used to|before this|changed|swapped)\b",
+    re.IGNORECASE,
+)
+"""Words that announce a change of behaviour inside a description."""
+
+CONTRAST = re.compile(r"\b(?:not the|rather than|instead of|no longer)\b", re.IGNORECASE)
+MEANING = re.compile(r"\b(?:means?|meant|meaning|stands? for|refers? to|selects?)\b", re.I)
+SIGN = re.compile(r"\b(positive|negative)\b", re.IGNORECASE)
+DEFAULT = re.compile(
+    r"\(default:?\s*([^,)]+)"
+    r"|\bdefaults?(?:\s+is|\s+to|\s+value\s+is|:)?\s+[\"'`]?([\w.+-]+)"
+    r"|[\"'`]([\w.+-]+)[\"'`]\s*\(default\)"
+    r"|\bby default,?\s+([^.;]+)",
+    re.IGNORECASE,
+)
+ID_WORDS = frozenset({"id", "ids", "key", "ref", "number", "identifier", "uuid", "code"})
+STOP = frozenset(
+    (
+        "a an the of to for in on by and or is are be it its this that with from as at if "
+        "use used when which"
+    ).split()
+)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text``, whitespace-normalised."""
+    return [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", " ".join(text.split())) if s.strip()]
+
+
+def words(text: str) -> set[str]:
+    """Content words of ``text`` (lower case, stop words dropped)."""
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP}
+
+
+def text_similarity(a: str, b: str) -> float:
+    """Similarity of two texts in [0, 1]: the larger of word overlap and character ratio."""
+    wa, wb = words(a), words(b)
+    overlap = len(wa & wb) / len(wa | wb) if wa | wb else 1.0
+    return max(overlap, SequenceMatcher(None, a.lower(), b.lower()).ratio())
+
+
+def units(name: str, desc: str) -> set[str]:
+    """Units stated by a field's name tokens or its description."""
+    found = {UNIT_SPELLING[t] for t in tokens(name) if t in UNIT_SPELLING}
+    for match in UNIT_CONTEXT.finditer(desc):
+        found.add(UNIT_SPELLING[(match.group(1) or match.group(2)).lower()])
+    return found
+
+
+def scales(name: str, desc: str) -> set[str]:
+    """'fraction' and/or 'percent', as stated by the name or description."""
+    text = f"{' '.join(tokens(name))} {desc}"
+    return {s for s, pattern in SCALES.items() if pattern.search(text)}
+
+
+def zones(desc: str) -> set[str]:
+    """Time zones a description states."""
+    return {re.sub(r"\s", "", m.group(1)).upper() for m in ZONE.finditer(desc)}
+
+
+def modes(desc: str) -> set[str]:
+    """How a description says string arguments are matched or interpreted."""
+    return {mode for mode, pattern in MODES.items() if re.search(pattern, desc, re.IGNORECASE)}
+
+
+def stated_default(prop: dict[str, Any]) -> str | None:
+    """The default a property declares (schema ``default`` first, then its description)."""
+    if "default" in prop:
+        return normal(prop["default"])
+    match = DEFAULT.search(str(prop.get("description", "")))
+    if match is None:
+        return None
+    return normal(next(g for g in match.groups() if g is not None))
+
+
+def normal(value: Any) -> str:
+    """A default value as comparable text."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return " ".join(str(value).strip().strip("\"'`").lower().split())
+
+
+def sign_swapped(old: str, new: str) -> bool:
+    """Whether ``new`` reads like ``old`` with 'positive' and 'negative' exchanged."""
+    if not SIGN.search(old) or not SIGN.search(new):
+        return False
+    swap = {"positive": "negative", "negative": "positive"}
+    flipped = SIGN.sub(lambda m: swap[m.group(1).lower()], old)
+    return text_similarity(flipped, new) > text_similarity(old, new)
+
+
+def new_sentences(old: str, new: str) -> list[str]:
+    """Sentences of ``new`` with no close counterpart in ``old``."""
+    before = sentences(old)
+    return [s for s in sentences(new) if all(text_similarity(s, b) < 0.8 for b in before)]
+
+
+def is_identifier(name: str, desc: str) -> bool:
+    """Whether a field holds an identifier, by its name or description."""
+    return bool(set(tokens(name)) & ID_WORDS) or bool(re.search(r"\bidentifier\b|\bID\b", desc))
