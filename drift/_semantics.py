@@ -87,10 +87,35 @@ DEFAULT = re.compile(
 )
 ID_WORDS = frozenset({"id", "ids", "key", "ref", "number", "identifier", "uuid", "code"})
 STOP = frozenset(
-    (
-        "a an the of to for in on by and or is are be it its this that with from as at if "
-        "use used when which"
-    ).split()
+    {
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "for",
+        "in",
+        "on",
+        "by",
+        "and",
+        "or",
+        "is",
+        "are",
+        "be",
+        "it",
+        "its",
+        "this",
+        "that",
+        "with",
+        "from",
+        "as",
+        "at",
+        "if",
+        "use",
+        "used",
+        "when",
+        "which",
+    }
 )
 
 
