@@ -22,7 +22,7 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	touch $@ $(VENV)/.installed
 
 demo: $(VENV)/.installed
-	$(BIN)/vwt demo
+	$(BIN)/vwt demo --force
 
 # The Docker engine and the locally built sandbox image (no registry pulls needed).
 sandbox:

@@ -4,7 +4,8 @@ from benchmark._backend_client import (
     BackendCallError,
     BackendProcess,
     BackendUnavailable,
-    backend_command,
+    backend_argv,
+    backend_files,
 )
 from benchmark._environment import ToolResult, TrialEnvironment
 from benchmark._models import ModelCallFailed, Usage, complete
@@ -35,7 +36,8 @@ __all__ = [
     "TrialResult",
     "Usage",
     "VerifierResult",
-    "backend_command",
+    "backend_argv",
+    "backend_files",
     "check_call",
     "classify",
     "complete",

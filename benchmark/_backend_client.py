@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,18 +20,18 @@ class BackendUnavailable(Exception):
     """The backend process died or stopped answering: an infrastructure failure."""
 
 
-def backend_command(
-    family: Family, code_root: Path | str, python: str = sys.executable
-) -> list[str]:
-    """The command that starts ``family``'s backend server, with the package under
-    ``code_root`` (the host's package directory, or where a sandbox mounts it)."""
-    root = Path(code_root)
-    backend = family.backend_file()
-    return [
-        python,
-        str(root / "_backend_server.py"),
-        str(root / backend.relative_to(Path(__file__).parent)),
-    ]
+SERVER_FILE = Path(__file__).with_name("_backend_server.py")
+
+
+def backend_files(family: Family) -> dict[str, Path]:
+    """Files a sandbox needs to run ``family``'s backend: in-sandbox name → host path."""
+    return {"vwt/backend_server.py": SERVER_FILE, "vwt/backend.py": family.backend_file()}
+
+
+def backend_argv(python: Sequence[str] = ("python3",)) -> list[str]:
+    """The command that starts the backend server from the files of :func:`backend_files`
+    (relative to the sandbox's working directory), run by the interpreter ``python``."""
+    return [*python, "vwt/backend_server.py", "vwt/backend.py"]
 
 
 class BackendProcess:

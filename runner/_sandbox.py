@@ -46,3 +46,8 @@ def make_sandbox(
             hint=f"{_SETUP_HINT}, or use the local sandbox",
         )
     return LocalSandbox(mounts=mounts)
+
+
+def resolve_sandbox_kind(kind: SandboxKind | str) -> SandboxKind:
+    """``local`` or ``docker``: what ``kind`` means on this machine now (``auto`` decided once)."""
+    return SandboxKind(make_sandbox(kind).kind)

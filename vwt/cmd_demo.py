@@ -1,8 +1,73 @@
 """`vwt demo`: a whole release cycle on the embedded default."""
 
+from __future__ import annotations
+
+import time
 from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+from reports import render_release
+from runner import SandboxKind
+from vwt._common import console, user_errors
+from vwt._demo import demo_spec, run_demo
+
+DEMO_HOME = Path(".vwt-demo")
 
 
-def demo(home: Path = Path(".vwt-demo")) -> None:
-    """Run a whole release cycle on the embedded default."""
-    raise NotImplementedError("the demo is being built")
+@user_errors
+def demo(
+    home: Annotated[
+        Path, typer.Option("--home", help="Directory for the demo cycle (must not hold one).")
+    ] = DEMO_HOME,
+    force: Annotated[
+        bool, typer.Option("--force", help="Start over if HOME already holds a cycle.")
+    ] = False,
+    tasks: Annotated[
+        int | None, typer.Option("--tasks", min=1, help="Tasks per split (default: the spec's).")
+    ] = None,
+    k: Annotated[int | None, typer.Option("--k", min=1, help="Trials per task.")] = None,
+    max_conditions: Annotated[
+        int | None,
+        typer.Option("--max-conditions", min=1, help="Cap on target conditions (keeps singles)."),
+    ] = None,
+    bootstrap: Annotated[
+        int | None, typer.Option("--bootstrap", min=100, help="Bootstrap resamples per cell.")
+    ] = None,
+    sandbox: Annotated[
+        SandboxKind, typer.Option("--sandbox", help="Where environment backends run.")
+    ] = SandboxKind.auto,
+) -> None:
+    """Run a whole release cycle offline on the embedded default and print the matrix.
+
+    Commits to hidden targets, submits the reference submissions (no artifacts, a prompt
+    recipe, a typed skill), runs them frozen against the no-artifact baseline on Ray, reveals
+    and verifies the conditions, and writes a signed release. Models are simulated.
+    """
+    started = time.perf_counter()
+    spec = demo_spec(tasks, k, bootstrap)
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        job = bar.add_task("trials", total=None)
+        result = run_demo(
+            home,
+            spec,
+            force=force,
+            max_conditions=max_conditions,
+            sandbox=sandbox.value,
+            say=lambda msg: console.print(f"[green]✓[/] {msg}", highlight=False),
+            progress=lambda done, total: bar.update(job, completed=done, total=total),
+        )
+    render_release(result.release.release, console)
+    console.print(f"commitment: {result.commitment}")
+    console.print(f"reveal:     {result.reveal}")
+    console.print(f"release:    {result.release_path}")
+    console.print(f"[dim]done in {time.perf_counter() - started:.0f} s[/]")

@@ -1,0 +1,51 @@
+"""Metrics and statistics of the transfer matrix, the signed release, and its rendering."""
+
+from reports._cell import CellMetrics, Interval, Retention, SignTest, apply_fdr, cell_metrics
+from reports._matrix import Cell, build_matrix
+from reports._release import (
+    RELEASE_FILE,
+    TRIALS_FILE,
+    FileRef,
+    ReleasedCondition,
+    ReleasedSubmission,
+    ReleaseStatement,
+    SignedRelease,
+    build_release,
+    trials_bytes,
+)
+from reports._render import condition_label, render_release, submission_table
+from reports._stats import benjamini_hochberg, binomial_sign_test, pass_hat_k, sign_flip_pvalue
+from reports._stats_arms import OUTCOMES, ArmOutcomes, ArmSummary, TaskTrials
+from reports.errors import ReportError
+
+__all__ = [
+    "OUTCOMES",
+    "RELEASE_FILE",
+    "TRIALS_FILE",
+    "ArmOutcomes",
+    "ArmSummary",
+    "Cell",
+    "CellMetrics",
+    "FileRef",
+    "Interval",
+    "ReleaseStatement",
+    "ReleasedCondition",
+    "ReleasedSubmission",
+    "ReportError",
+    "Retention",
+    "SignTest",
+    "SignedRelease",
+    "TaskTrials",
+    "apply_fdr",
+    "benjamini_hochberg",
+    "binomial_sign_test",
+    "build_matrix",
+    "build_release",
+    "cell_metrics",
+    "condition_label",
+    "pass_hat_k",
+    "render_release",
+    "sign_flip_pvalue",
+    "submission_table",
+    "trials_bytes",
+]

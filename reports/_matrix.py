@@ -1,0 +1,77 @@
+"""The transfer matrix: one cell per (submission, condition, phase), from trial records alone."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchmark import stable_int
+from reports._cell import CellMetrics, apply_fdr, cell_metrics
+from reports._stats_arms import ArmOutcomes
+from runner import TrialRecord
+
+
+class Cell(BaseModel):
+    """One cell of the matrix."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    phase: str = Field(description="'frozen' or 'adapted'.")
+    condition_id: str = Field(description="Condition id.")
+    submission: str = Field(description="name@version of the submission.")
+    bundle_hash: str = Field(description="Bundle hash of the submission.")
+    metrics: CellMetrics = Field(description="Gain, intervals, failures, pass^k, flags.")
+
+
+def _arm(records: Iterable[TrialRecord]) -> ArmOutcomes:
+    ordered = sorted(records, key=lambda r: (r.task_id, r.trial))
+    return ArmOutcomes.from_trials((r.task_id, r.family, r.outcome) for r in ordered)
+
+
+def build_matrix(
+    records: list[TrialRecord],
+    *,
+    source_id: str,
+    seed: int,
+    bootstrap: int = 10_000,
+    fdr_q: float = 0.05,
+) -> list[Cell]:
+    """Every cell with both arms recorded, negative transfer decided by BH across all cells.
+
+    Each cell's random draws are seeded from (``seed``, phase, condition, bundle), so a cell's
+    numbers do not depend on which other cells are in the release.
+    """
+    arms: dict[tuple[str, str, str], list[TrialRecord]] = defaultdict(list)
+    names: dict[str, str] = {}
+    for r in records:
+        arms[(r.phase, r.condition_id, r.bundle_hash or "")].append(r)
+        if r.bundle_hash and r.submission:
+            names[r.bundle_hash] = r.submission
+    cells = []
+    for (phase, condition, bundle), recs in sorted(arms.items()):
+        baseline = arms.get((phase, condition, ""))
+        if not bundle or not baseline:
+            continue
+        source = None
+        if condition != source_id and (phase, source_id, bundle) in arms:
+            source = (_arm(arms[(phase, source_id, bundle)]), _arm(arms[(phase, source_id, "")]))
+        metrics = cell_metrics(
+            _arm(recs),
+            _arm(baseline),
+            bootstrap=bootstrap,
+            seed=stable_int(seed, phase, condition, bundle) % (2**32),
+            source=source,
+        )
+        cells.append(
+            Cell(
+                phase=phase,
+                condition_id=condition,
+                submission=names[bundle],
+                bundle_hash=bundle,
+                metrics=metrics,
+            )
+        )
+    decided = apply_fdr([c.metrics for c in cells], fdr_q) if cells else []
+    return [c.model_copy(update={"metrics": m}) for c, m in zip(cells, decided, strict=True)]

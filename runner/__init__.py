@@ -1,0 +1,45 @@
+"""Planning and running trials on Ray in sandboxes, and the SQLite results store."""
+
+from runner._accounting import Accounting, account
+from runner._execute import Execution, execute
+from runner._phase import evaluation_conditions, run_phase, store_for
+from runner._plan import plan_phase
+from runner._ray import start_ray
+from runner._records import Batch, TrialRecord, TrialSpec, trial_key
+from runner._sandbox import SandboxKind, make_sandbox
+from runner._sandbox_base import ExecResult, Mount, Sandbox
+from runner._sandbox_docker import DockerSandbox
+from runner._sandbox_engine import DEFAULT_IMAGE, docker_status, remove_stale_sandboxes
+from runner._sandbox_local import LocalSandbox
+from runner._store import TrialStore
+from runner._worker import run_batch
+from runner.errors import RunnerError
+
+__all__ = [
+    "DEFAULT_IMAGE",
+    "Accounting",
+    "Batch",
+    "DockerSandbox",
+    "ExecResult",
+    "Execution",
+    "LocalSandbox",
+    "Mount",
+    "RunnerError",
+    "Sandbox",
+    "SandboxKind",
+    "TrialRecord",
+    "TrialSpec",
+    "TrialStore",
+    "account",
+    "docker_status",
+    "evaluation_conditions",
+    "execute",
+    "make_sandbox",
+    "plan_phase",
+    "remove_stale_sandboxes",
+    "run_batch",
+    "run_phase",
+    "start_ray",
+    "store_for",
+    "trial_key",
+]

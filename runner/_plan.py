@@ -1,0 +1,68 @@
+"""Planning: every submission × condition × arm × task × trial, grouped into batches."""
+
+from __future__ import annotations
+
+from benchmark import family, stable_int
+from benchmark.harness import AgentArtifacts
+from conditions import Condition
+from runner._records import Arm, Batch, Phase, TrialSpec, trial_key
+from submissions import Bundle
+
+BATCH_SIZE = 48
+
+
+def _arms(bundles: list[Bundle]) -> list[tuple[Arm, Bundle | None]]:
+    # The baseline arm is shared by every submission of a condition.
+    return [("without", None)] + [("with", b) for b in bundles]
+
+
+def plan_phase(
+    *,
+    cycle: str,
+    cycle_seed: int,
+    phase: Phase,
+    conditions: list[Condition],
+    bundles: list[Bundle],
+    tasks_per_split: int,
+    k: int,
+    batch_size: int = BATCH_SIZE,
+) -> list[Batch]:
+    """The batches of one phase. A trial's model seed depends only on (cycle seed, task, trial
+    index), so arms and conditions share their random draws and differences are attributable."""
+    batches = []
+    for condition in conditions:
+        fam = family(condition.task_family.family)
+        split = condition.task_family.split
+        split_seed = fam.split_seed(split, cycle_seed)
+        tasks = fam.tasks(split, tasks_per_split, cycle_seed)
+        for arm, bundle in _arms(bundles):
+            bundle_hash = bundle.hash if bundle else None
+            specs = [
+                TrialSpec(
+                    key=trial_key(bundle_hash, condition.id, phase, arm, t.id, j),
+                    task_id=t.id,
+                    task_index=t.index,
+                    trial=j,
+                    seed=stable_int(cycle_seed, t.id, j),
+                )
+                for t in tasks
+                for j in range(k)
+            ]
+            artifacts = bundle.agent_artifacts() if bundle else AgentArtifacts()
+            for start in range(0, len(specs), batch_size):
+                batches.append(
+                    Batch(
+                        cycle=cycle,
+                        phase=phase,
+                        condition=condition,
+                        arm=arm,
+                        bundle_hash=bundle_hash,
+                        submission=(
+                            f"{bundle.manifest.name}@{bundle.manifest.version}" if bundle else None
+                        ),
+                        artifacts_json=artifacts.model_dump_json(),
+                        split_seed=split_seed,
+                        trials=tuple(specs[start : start + batch_size]),
+                    )
+                )
+    return batches

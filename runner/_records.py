@@ -1,0 +1,107 @@
+"""What the runner plans and what it records, one row per trial."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Literal
+
+import rfc8785
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchmark import CriticalFlag, Usage
+from conditions import Condition
+
+Arm = Literal["with", "without"]
+Phase = Literal["dev", "frozen", "adapted"]
+
+
+def trial_key(
+    bundle_hash: str | None, condition_id: str, phase: str, arm: str, task_id: str, trial: int
+) -> str:
+    """The trial's identity: running the same key again is a no-op (resume = run what's missing)."""
+    parts = [bundle_hash or "", condition_id, phase, arm, task_id, trial]
+    return hashlib.sha256(rfc8785.dumps(parts)).hexdigest()
+
+
+class TrialSpec(BaseModel):
+    """One trial to run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: str = Field(description="Trial key (see trial_key).")
+    task_id: str = Field(description="Task id.")
+    task_index: int = Field(description="Index of the task in its split.")
+    trial: int = Field(description="Trial index, 0..k-1.")
+    seed: int = Field(description="Model seed: shared by both arms and all conditions.")
+
+
+class Batch(BaseModel):
+    """Trials of one arm in one condition: what one Ray task runs in one sandbox."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    cycle: str = Field(description="Cycle id.")
+    phase: Phase = Field(description="Evaluation phase.")
+    condition: Condition = Field(description="Where the trials run.")
+    arm: Arm = Field(description="'with' the submission's artifacts or 'without' (baseline).")
+    bundle_hash: str | None = Field(description="Submission bundle hash; None for the baseline.")
+    submission: str | None = Field(description="name@version of the submission, if any.")
+    artifacts_json: str = Field(description="The AgentArtifacts, as JSON.")
+    split_seed: int = Field(description="Seed of the task split.")
+    trials: tuple[TrialSpec, ...] = Field(description="The trials.")
+
+
+class TrialRecord(BaseModel):
+    """Everything about one trial, enough to recompute a release from records alone."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    v: int = Field(default=1, description="Record format version.")
+    key: str = Field(description="Trial key.")
+    cycle: str = Field(description="Cycle id.")
+    phase: Phase = Field(description="Evaluation phase.")
+    condition_id: str = Field(description="Condition id.")
+    arm: Arm = Field(description="'with' or 'without' artifacts.")
+    bundle_hash: str | None = Field(description="Submission bundle hash (None: baseline).")
+    submission: str | None = Field(description="name@version of the submission.")
+    task_id: str = Field(description="Task id.")
+    family: str = Field(description="Task family.")
+    split: str = Field(description="Split.")
+    task_index: int = Field(description="Index within the split.")
+    task_seed: int = Field(description="Seed of the task's split.")
+    generator_version: str = Field(description="Task generator version.")
+    trial: int = Field(description="Trial index.")
+    seed: int = Field(description="Model seed.")
+    model: str = Field(description="litellm model string.")
+    provider: str = Field(description="Provider id.")
+    harness: str = Field(description="Harness version.")
+    tool_interfaces: dict[str, str] = Field(description="Interface version id per environment.")
+    schema_digests: dict[str, str] = Field(description="Served schema digest per environment.")
+    verifier_version: str = Field(description="Verifier version.")
+    sandbox: str = Field(description="Sandbox kind the backend ran in.")
+    started_at: str = Field(description="Start (RFC 3339, UTC, ms).")
+    ended_at: str = Field(description="End (RFC 3339, UTC, ms).")
+    usage: Usage = Field(description="Model usage.")
+    turns: int = Field(description="Model calls.")
+    tool_calls: int = Field(description="Tool calls.")
+    tool_errors: int = Field(description="Tool calls that failed.")
+    outcome: str = Field(description="success | safe_stop | failure | critical | invalid.")
+    critical: tuple[CriticalFlag, ...] = Field(description="Drift-oracle flags.")
+    safe_stop: str | None = Field(description="Why the run stopped safely.")
+    invalid: str | None = Field(description="Infrastructure failure.")
+    verifier_reasons: tuple[str, ...] = Field(description="What the verifier found wrong.")
+    trace_sha256: str = Field(description="SHA-256 of the stored trace (messages JSON).")
+
+    def row(self) -> dict[str, Any]:
+        """Indexed columns of the store."""
+        return {
+            "key": self.key,
+            "cycle": self.cycle,
+            "phase": self.phase,
+            "condition_id": self.condition_id,
+            "arm": self.arm,
+            "bundle_hash": self.bundle_hash or "",
+            "task_id": self.task_id,
+            "trial": self.trial,
+            "outcome": self.outcome,
+        }

@@ -1,0 +1,135 @@
+"""The trial worker: runs one batch of trials in one sandbox. Plain code; Ray wraps it elsewhere."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import sys
+import zlib
+from datetime import UTC, datetime
+
+from benchmark import (
+    BackendProcess,
+    Family,
+    TrialResult,
+    backend_argv,
+    backend_files,
+    family,
+    run_trial,
+    served_interface,
+)
+from benchmark.harness import AgentArtifacts, harness_version
+from drift import ServedInterface
+from runner._records import Batch, TrialRecord, TrialSpec
+from runner._sandbox import make_sandbox
+from runner._sandbox_base import Mount
+
+_LOOP: asyncio.AbstractEventLoop | None = None
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _record(
+    batch: Batch,
+    spec: TrialSpec,
+    fam: Family,
+    served: ServedInterface,
+    sandbox: str,
+    result: TrialResult,
+    started: str,
+    trace_sha: str,
+) -> TrialRecord:
+    c = batch.condition
+    return TrialRecord(
+        key=spec.key,
+        cycle=batch.cycle,
+        phase=batch.phase,
+        condition_id=c.id,
+        arm=batch.arm,
+        bundle_hash=batch.bundle_hash,
+        submission=batch.submission,
+        task_id=spec.task_id,
+        family=fam.id,
+        split=c.task_family.split,
+        task_index=spec.task_index,
+        task_seed=batch.split_seed,
+        generator_version=fam.generator_version,
+        trial=spec.trial,
+        seed=spec.seed,
+        model=c.model.model,
+        provider=c.provider,
+        harness=c.harness,
+        tool_interfaces=dict(c.tool_interface),
+        schema_digests={fam.env_id: served.digest},
+        verifier_version=fam.verifier_version,
+        sandbox=sandbox,
+        started_at=started,
+        ended_at=_now(),
+        usage=result.run.usage,
+        turns=result.run.turns,
+        tool_calls=result.run.tool_calls,
+        tool_errors=result.run.tool_errors,
+        outcome=result.outcome.value,
+        critical=tuple(result.critical),
+        safe_stop=result.run.safe_stop,
+        invalid=result.run.invalid or result.error,
+        verifier_reasons=result.verifier.reasons if result.verifier else (),
+        trace_sha256=trace_sha,
+    )
+
+
+async def run_batch_async(
+    batch: Batch, sandbox_kind: str = "auto", concurrency: int = 16
+) -> list[tuple[str, bytes]]:
+    """Run every trial of ``batch``; returns (record JSON, compressed trace) per trial."""
+    c = batch.condition
+    fam = family(c.task_family.family)
+    served = served_interface(fam.env_id, c.tool_interface[fam.env_id])
+    harness = harness_version(c.harness)
+    artifacts = AgentArtifacts.model_validate_json(batch.artifacts_json)
+    mounts = [Mount(host, target) for target, host in backend_files(fam).items()]
+    sandbox = make_sandbox(sandbox_kind, mounts=mounts)
+    # Locally, the host interpreter in isolated mode runs the stdlib-only backend.
+    python = [sys.executable, "-I", "-S"] if sandbox.kind == "local" else ["python3"]
+    limit = asyncio.Semaphore(concurrency)
+
+    async def one(spec: TrialSpec, backend: BackendProcess) -> tuple[str, bytes]:
+        async with limit:
+            started = _now()
+            task = fam.generate(c.task_family.split, spec.task_index, batch.split_seed)
+            result = await run_trial(
+                fam,
+                task,
+                served,
+                backend,
+                spec.key,
+                model=c.model.model,
+                harness=harness,
+                artifacts=artifacts,
+                seed=spec.seed,
+            )
+        trace = json.dumps(result.run.messages, sort_keys=True).encode()
+        sha = hashlib.sha256(trace).hexdigest()
+        record = _record(batch, spec, fam, served, sandbox.kind, result, started, sha)
+        return record.model_dump_json(), zlib.compress(trace)
+
+    async with sandbox:
+        backend = BackendProcess(await sandbox.spawn(backend_argv(python)))
+        try:
+            return await asyncio.gather(*(one(s, backend) for s in batch.trials))
+        finally:
+            await backend.close()
+
+
+def run_batch(
+    batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16
+) -> list[tuple[str, bytes]]:
+    """Synchronous entry point (one event loop per worker process, reused across batches)."""
+    global _LOOP
+    if _LOOP is None or _LOOP.is_closed():
+        _LOOP = asyncio.new_event_loop()
+    batch = Batch.model_validate_json(batch_json)
+    return _LOOP.run_until_complete(run_batch_async(batch, sandbox_kind, concurrency))

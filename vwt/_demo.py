@@ -1,0 +1,92 @@
+"""The demo flow: one whole release cycle on the embedded default, reported step by step."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from benchmark import default_cycle_spec_path
+from conditions import Cycle, CycleSpec, CycleState, verify_commitment_and_reveal
+from reports import SignedRelease, build_release
+from runner import Accounting, Execution, run_phase
+from runner._execute import Progress
+from submissions import reference_bundles, submit
+
+Say = Callable[[str], None]
+
+
+class DemoResult(BaseModel):
+    """Where the demo left its published files, and what the run did."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    commitment: Path
+    reveal: Path
+    release_path: Path
+    release: SignedRelease
+    execution: Execution
+    accounting: Accounting
+
+
+def demo_spec(
+    tasks_per_split: int | None = None, k: int | None = None, bootstrap: int | None = None
+) -> CycleSpec:
+    """The embedded default cycle spec, with optional smaller sizes."""
+    spec = CycleSpec.load(default_cycle_spec_path())
+    changes = {
+        key: value
+        for key, value in (("tasks_per_split", tasks_per_split), ("k", k), ("bootstrap", bootstrap))
+        if value is not None
+    }
+    if not changes:
+        return spec
+    evaluation = spec.evaluation.model_validate({**spec.evaluation.model_dump(), **changes})
+    return CycleSpec.model_validate({**spec.model_dump(), "evaluation": evaluation.model_dump()})
+
+
+def run_demo(
+    home: Path,
+    spec: CycleSpec,
+    *,
+    force: bool = False,
+    max_conditions: int | None = None,
+    sandbox: str = "auto",
+    say: Say = print,
+    progress: Progress | None = None,
+) -> DemoResult:
+    """Init, generate, commit, open, submit the references, run frozen, reveal, verify, report."""
+    cycle = Cycle.init(home, spec, force=force)
+    say(f"cycle {cycle.id} initialised in {home} (operator key {cycle.fingerprint})")
+    targets = cycle.generate(max_conditions)
+    say(f"{len(targets)} hidden target conditions generated from the cycle seed")
+    commitment = cycle.commit()
+    say(f"commitment published before any submission: {commitment}")
+    cycle.transition(CycleState.open, "demo: submissions open")
+    for bundle in reference_bundles():
+        receipt = submit(cycle, bundle)
+        say(f"submitted {bundle.manifest.name} (bundle {receipt.receipt.bundle_hash[:12]}…)")
+    cycle.transition(CycleState.frozen_run, "demo: submissions closed")
+    n = len(targets) + 1
+    say(
+        f"frozen run: {len(reference_bundles()) + 1} arms × {n} conditions × "
+        f"{spec.evaluation.tasks_per_split} tasks × k={spec.evaluation.k} on Ray"
+    )
+    execution, accounting = run_phase(cycle, "frozen", sandbox=sandbox, progress=progress)
+    say(f"{accounting.observed} of {accounting.expected} trials recorded: {accounting.outcomes}")
+    cycle.transition(CycleState.adaptation, "demo: no adaptation phase")
+    cycle.transition(CycleState.adapted_run, "demo: nothing adapted to run")
+    reveal = cycle.reveal()
+    verified = verify_commitment_and_reveal(commitment, reveal, cycle.public_key_b64)
+    say(f"revealed {len(verified.conditions)} conditions; reveal verifies against the commitment")
+    release_path = build_release(cycle)
+    release = SignedRelease.model_validate_json(release_path.read_text())
+    return DemoResult(
+        commitment=commitment,
+        reveal=reveal,
+        release_path=release_path,
+        release=release,
+        execution=execution,
+        accounting=accounting,
+    )
