@@ -104,11 +104,16 @@ def read_json(path: Path, what: str) -> Any:
         return json.loads(
             text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant
         )
-    except ValueError as e:
-        truncated = " (it looks truncated)" if text.strip() and "Expecting" in str(e) else ""
+    except json.JSONDecodeError as e:
+        ends_early = e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string")
+        truncated = " (it looks truncated)" if text.strip() and ends_early else ""
         raise ConditionsError(
             f"{what} {path} is not valid JSON{truncated}: {e}",
             "pass the file exactly as it was published",
+        ) from None
+    except ValueError as e:
+        raise ConditionsError(
+            f"{what} {path} is not valid JSON: {e}", "pass the file exactly as it was published"
         ) from None
 
 

@@ -1,0 +1,70 @@
+"""Shared fixtures: specs (the embedded default and a richer one) and cycles at given states."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conditions import Cycle, CycleSpec, CycleState
+
+DEFAULT_SPEC = Path(__file__).resolve().parents[2] / "benchmark" / "default_cycle.yaml"
+
+
+@pytest.fixture
+def default_data() -> dict[str, Any]:
+    """The embedded default spec as plain data, to edit in tests."""
+    data: dict[str, Any] = yaml.safe_load(DEFAULT_SPEC.read_text())
+    return data
+
+
+@pytest.fixture
+def default_spec() -> CycleSpec:
+    """The embedded default spec."""
+    return CycleSpec.load(DEFAULT_SPEC)
+
+
+def rich_data(base: dict[str, Any]) -> dict[str, Any]:
+    """The default spec with a wider catalogue: three providers, two families, two harnesses."""
+    data = copy.deepcopy(base)
+    data["catalogue"]["models"] += [
+        {"model": "sim/orbit-3", "version": "3", "provider": "orbit"},
+        {"model": "sim/nova-2", "version": "2", "provider": "nova"},
+    ]
+    data["catalogue"]["task_families"].append({"family": "billing", "split": "sealed"})
+    data["catalogue"]["harnesses"].append("harness-v2")
+    return data
+
+
+@pytest.fixture
+def rich_spec(default_data: dict[str, Any]) -> CycleSpec:
+    """A spec whose catalogue realises every pair of axes."""
+    return CycleSpec.model_validate(rich_data(default_data))
+
+
+def advance_to(cycle: Cycle, state: CycleState) -> None:
+    """Walk a committed cycle forward by hand until ``state``."""
+    while cycle.state != state:
+        nxt = cycle.state.next()
+        assert nxt is not None
+        cycle.transition(nxt, f"test moves to {nxt}")
+
+
+@pytest.fixture
+def committed(tmp_path: Path, default_spec: CycleSpec) -> Cycle:
+    """A default cycle with its targets generated and committed."""
+    cycle = Cycle.init(tmp_path / "home", default_spec)
+    cycle.generate()
+    cycle.commit()
+    return cycle
+
+
+@pytest.fixture
+def revealed(committed: Cycle) -> Cycle:
+    """The committed default cycle after a full reveal."""
+    advance_to(committed, CycleState.adapted_run)
+    committed.reveal()
+    return committed
