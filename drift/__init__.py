@@ -1,5 +1,17 @@
 """Versioned tool interfaces, drift operators and the drift classifier."""
 
+from drift._diff import classify
+from drift._generate import (
+    KINDS,
+    GenerateConfig,
+    OpSpec,
+    VersionFile,
+    generate,
+    load_op_specs,
+    load_version_file,
+    parse_op_spec,
+    read_base,
+)
 from drift._operator import DriftClass, Operator
 from drift._ops_core import RenameField, UnitChange
 from drift._ops_enum import EnumMeaningChange, RenameEnumValues
@@ -8,6 +20,7 @@ from drift._ops_nest import Flatten, Nest
 from drift._ops_paging import OffsetToCursor, PageSizeChange
 from drift._ops_shape import AddOptionalField, RenameTool, Reorder, RewordDescription
 from drift._ops_values import DefaultFlip, FractionPercent, SignConvention
+from drift._report import Change, DiffReport
 from drift._tools import Tool, ToolCall, ToolSet, load_tool_list, parse_tool_list
 from drift._version import (
     OPERATOR_TYPES,
@@ -19,20 +32,25 @@ from drift._version import (
 from drift.errors import DriftError, ToolCallError
 
 __all__ = [
+    "KINDS",
     "OPERATOR_TYPES",
     "AddOptionalField",
     "AnyOperator",
+    "Change",
     "ChangelogEntry",
     "DefaultFlip",
+    "DiffReport",
     "DriftClass",
     "DriftError",
     "EnumMeaningChange",
     "Flatten",
     "FractionPercent",
+    "GenerateConfig",
     "IdentifierSwap",
     "InterfaceVersion",
     "Nest",
     "OffsetToCursor",
+    "OpSpec",
     "Operator",
     "PageSizeChange",
     "RenameEnumValues",
@@ -48,6 +66,13 @@ __all__ = [
     "ToolCallError",
     "ToolSet",
     "UnitChange",
+    "VersionFile",
+    "classify",
+    "generate",
+    "load_op_specs",
     "load_tool_list",
+    "load_version_file",
+    "parse_op_spec",
     "parse_tool_list",
+    "read_base",
 ]

@@ -157,7 +157,8 @@ class FieldDiff:
         said = [
             s
             for s in fresh
-            if MEANING.search(s) and any(re.search(rf"\b{re.escape(v)}\b", s) for v in values)
+            if (MEANING.search(s) or NOTICE.search(s))
+            and any(re.search(rf"\b{re.escape(v)}\b", s) for v in values)
         ]
         if not said:
             return False

@@ -49,6 +49,14 @@ def decode_cursor(cursor: Any) -> int:
     raise ToolCallError(f"invalid cursor {cursor!r}: pass a cursor returned by the previous page")
 
 
+def _decoded_or_same(value: Any) -> Any:
+    """The offset of a cursor this server gave, else ``value`` unchanged."""
+    try:
+        return decode_cursor(value) if isinstance(value, str) else value
+    except ToolCallError:
+        return value
+
+
 def _rekey(data: Any, old: str, new: str, fn: Callable[[Any], Any]) -> Any:
     """A copy of JSON ``data`` with key ``old`` renamed to ``new`` and its values mapped."""
     if isinstance(data, dict):
@@ -103,14 +111,13 @@ class OffsetToCursor(Operator):
     def result_to_new(self, prev_call: ToolCall, result: Any) -> Any:
         if prev_call.name != self.tool:
             return result
-        encode = lambda v: None if v is None else encode_cursor(int(v))  # noqa: E731
+        encode = lambda v: encode_cursor(v) if isinstance(v, int) and v >= 0 else v  # noqa: E731
         return _rekey(result, self.result_offset_key, self.result_cursor_key, encode)
 
     def result_to_prev(self, prev_call: ToolCall, result: Any) -> Any:
         if prev_call.name != self.tool:
             return result
-        decode = lambda v: None if v is None else decode_cursor(v)  # noqa: E731
-        return _rekey(result, self.result_cursor_key, self.result_offset_key, decode)
+        return _rekey(result, self.result_cursor_key, self.result_offset_key, _decoded_or_same)
 
     def describe(self) -> str:
         return (

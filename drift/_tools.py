@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import rfc8785
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -121,10 +122,32 @@ def parse_tool_list(data: Any, source: str = "<data>") -> ToolSet:
                 f"{source}: tool #{i} is not a tool definition ({loc}: {first['msg']})",
                 "each tool needs a 'name' and an 'inputSchema' object",
             ) from None
+    for i, tool in enumerate(tools):
+        _check_schemas(tool, f"{source}: tool #{i} ({tool.name!r})")
     try:
         return ToolSet(tools=tuple(tools))
     except DriftError as e:
         raise DriftError(f"{source}: {e}", e.hint) from None
+
+
+def _check_schemas(tool: Tool, where: str) -> None:
+    """A DriftError unless the tool's schemas are valid JSON Schema for an object."""
+    for key, schema in (("inputSchema", tool.input_schema), ("outputSchema", tool.output_schema)):
+        if schema is None:
+            continue
+        if schema.get("type", "object") != "object":
+            raise DriftError(
+                f"{where}: {key} must describe an object, not type {schema.get('type')!r}",
+                'tool arguments are a JSON object: use {"type": "object", "properties": {...}}',
+            )
+        try:
+            jsonschema.validators.validator_for(schema).check_schema(schema)
+        except jsonschema.SchemaError as e:
+            at = "/".join(str(p) for p in e.absolute_path) or "(root)"
+            raise DriftError(
+                f"{where}: {key} is not valid JSON Schema (at {at}: {e.message})",
+                "fix the schema so it validates against its JSON Schema draft",
+            ) from None
 
 
 def load_tool_list(path: Path) -> ToolSet:
