@@ -1,0 +1,180 @@
+"""`vwt conditions`: generate, list, commit, reveal and verify, through the CLI."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from conditions import Cycle, CycleState
+from vwt.cli import app
+
+runner = CliRunner()
+
+
+def vwt(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, list(args), env={"COLUMNS": "250"})
+    return result.exit_code, result.output
+
+
+def _snapshot(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    home = tmp_path / "h"
+    assert vwt("cycle", "init", "--home", str(home))[0] == 0
+    return home
+
+
+def _to_adapted_run(home: Path) -> None:
+    for state in ("open", "frozen_run", "adaptation", "adapted_run"):
+        assert vwt("cycle", "advance", state, "--home", str(home))[0] == 0
+
+
+def test_generate_reports_strata_and_manifest(home: Path) -> None:
+    code, out = vwt("conditions", "generate", "--home", str(home), "--max-conditions", "6")
+    assert code == 0, out
+    assert "6 target conditions" in out and "of 8 realisable" in out
+    assert "model+tool_interface: 1" in out
+    assert Cycle.open(home).spec.catalogue.digest() in out
+    code, out = vwt("conditions", "generate", "--home", str(home), "--max-conditions", "2")
+    assert code == 2 and "below the 4 single-axis conditions" in out
+    assert len(Cycle.open(home).targets()) == 6
+
+
+def test_list_shows_every_target_as_table_or_json(home: Path) -> None:
+    vwt("conditions", "generate", "--home", str(home))
+    targets = Cycle.open(home).targets()
+    code, out = vwt("conditions", "list", "--home", str(home))
+    assert code == 0
+    assert all(t.id in out for t in targets) and "(source)" in out
+    code, out = vwt("conditions", "list", "--home", str(home), "--json")
+    assert [t["condition"] for t in json.loads(out)] == [
+        t.condition.model_dump(mode="json") for t in targets
+    ]
+
+
+def test_list_before_generate_says_what_to_do(home: Path) -> None:
+    code, out = vwt("conditions", "list", "--home", str(home))
+    assert code == 2 and "vwt conditions generate" in out
+
+
+def test_commit_prints_no_condition(home: Path) -> None:
+    vwt("conditions", "generate", "--home", str(home))
+    code, out = vwt("conditions", "commit", "--home", str(home))
+    assert code == 0, out
+    cycle = Cycle.open(home)
+    assert cycle.state == CycleState.committed
+    commitment = json.loads(cycle.paths.commitment.read_text())["commitment"]
+    assert commitment["root"] in out and cycle.fingerprint in out
+    assert not [t.id for t in cycle.targets() if t.id in out]
+    for value in ("sim/acme-3", "orbit", "support-ops@2"):
+        assert value not in out
+    code, out = vwt("conditions", "generate", "--home", str(home))
+    assert code == 2 and "cannot change the target conditions" in out and "'committed'" in out
+
+
+def test_reveal_before_the_runs_end_is_refused(home: Path) -> None:
+    vwt("conditions", "generate", "--home", str(home))
+    vwt("conditions", "commit", "--home", str(home))
+    vwt("cycle", "advance", "open", "--home", str(home))
+    code, out = vwt("conditions", "reveal", "--home", str(home))
+    assert code == 2 and "in state 'open'" in out and "hint:" in out
+    assert not (home / "public" / "reveal.json").exists()
+
+
+def test_full_walk_reveal_and_verify(home: Path) -> None:
+    vwt("conditions", "generate", "--home", str(home))
+    vwt("conditions", "commit", "--home", str(home))
+    _to_adapted_run(home)
+    code, out = vwt("conditions", "reveal", "--home", str(home))
+    assert code == 0, out
+    assert "full reveal of 8 of 8" in out and "now revealed" in out
+    pub = home / "public"
+    code, out = vwt(
+        "conditions",
+        "verify",
+        "--commitment",
+        str(pub / "commitment.json"),
+        "--reveal",
+        str(pub / "reveal.json"),
+    )
+    assert code == 0, out
+    assert "OK: full reveal" in out
+    assert all(t.id in out for t in Cycle.open(home).targets())
+
+
+def test_selective_reveal_and_key_pinning(home: Path) -> None:
+    vwt("conditions", "generate", "--home", str(home))
+    vwt("conditions", "commit", "--home", str(home))
+    _to_adapted_run(home)
+    cycle = Cycle.open(home)
+    chosen = cycle.targets()[0].id
+    code, out = vwt("conditions", "reveal", "--home", str(home), "--condition", chosen)
+    assert code == 0 and "selective reveal of 1 of 8" in out
+    pub = home / "public"
+    args = ["conditions", "verify", "--commitment", str(pub / "commitment.json")]
+    code, out = vwt(*args, "--reveal", str(pub / "reveal.json"), "--key", cycle.fingerprint)
+    assert code == 0 and chosen in out and "OK: selective reveal" in out
+    code, out = vwt(*args, "--key", cycle.public_key_b64)
+    assert code == 0 and "no condition checked" in out
+    code, out = vwt(*args, "--key", "sha256:" + "f" * 32)
+    assert code == 2 and "not the expected operator key" in out
+    code, out = vwt("conditions", "reveal", "--home", str(home), "--condition", "c-nope")
+    assert code == 2 and "c-nope" in out
+
+
+@pytest.mark.parametrize(
+    ("which", "edit", "message"),
+    [
+        (
+            "reveal",
+            lambda d: d["reveal"]["leaves"][0]["leaf"]["condition"].update(provider="x"),
+            "reveal's signature",
+        ),
+        ("reveal", lambda d: d["reveal"]["leaves"].pop(), "reveal's signature"),
+        ("commitment", lambda d: d["commitment"].update(tree_size=9), "commitment's signature"),
+        (
+            "commitment",
+            lambda d: d.update(signature=base64.b64encode(bytes(64)).decode()),
+            "commitment's signature",
+        ),
+        ("commitment", lambda d: d.update(v=2), "malformed"),
+    ],
+)
+def test_tampered_files_fail_and_nothing_changes(
+    home: Path, which: str, edit: Callable[[dict[str, Any]], object], message: str
+) -> None:
+    vwt("conditions", "generate", "--home", str(home))
+    vwt("conditions", "commit", "--home", str(home))
+    _to_adapted_run(home)
+    vwt("conditions", "reveal", "--home", str(home))
+    pub = home / "public"
+    doc = json.loads((pub / f"{which}.json").read_text())
+    edit(doc)
+    tampered = home.parent / f"{which}-tampered.json"
+    tampered.write_text(json.dumps(doc))
+    files = {"commitment": pub / "commitment.json", "reveal": pub / "reveal.json", which: tampered}
+    before = _snapshot(home.parent)
+    code, out = vwt(
+        "conditions",
+        "verify",
+        "--commitment",
+        str(files["commitment"]),
+        "--reveal",
+        str(files["reveal"]),
+    )
+    assert code == 2 and message in out and "OK" not in out
+    assert _snapshot(home.parent) == before
