@@ -184,8 +184,9 @@ def sign_swapped(old: str, new: str) -> bool:
     if not SIGN.search(old) or not SIGN.search(new):
         return False
     swap = {"positive": "negative", "negative": "positive"}
-    flipped = SIGN.sub(lambda m: swap[m.group(1).lower()], old)
-    return text_similarity(flipped, new) > text_similarity(old, new)
+    flipped = SIGN.sub(lambda m: swap[m.group(1).lower()], old.lower())
+    ratio = lambda a, b: SequenceMatcher(None, a, b).ratio()  # noqa: E731
+    return ratio(flipped, new.lower()) > ratio(old.lower(), new.lower())
 
 
 def new_sentences(old: str, new: str) -> list[str]:
