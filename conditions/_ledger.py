@@ -90,6 +90,9 @@ class Ledger:
     ) -> LedgerEntry:
         """Append an event; with ``expect_last``, only if the last ``kind`` entry has that hash.
 
+        ``payload`` must be RFC 8785-serialisable: JSON without NaN or infinities, integers
+        within +-2**53.
+
         ``expect_last`` (GENESIS for "none yet") makes check-then-append atomic, so two
         processes cannot both make the same state transition.
         """
