@@ -215,7 +215,8 @@ def read_base(path: Path) -> tuple[ToolSet, InterfaceVersion | None]:
 def load_version_file(path: Path) -> VersionFile:
     """Read a version file written by ``vwt drift generate`` and check its digest."""
     vf = _version_file(_read_json(path), path)
-    if vf.served().digest != vf.digest:
+    listed = parse_tool_list(vf.tools, f"{path} (tools)").digest()
+    if vf.served().digest != vf.digest or listed != vf.digest:
         raise DriftError(
             f"{path}: tools do not match the version's operators (digest differs)",
             "the file was edited by hand; generate it again",

@@ -69,7 +69,8 @@ def generate_cmd(
         str | None, typer.Option(help="Version label; default: the parent's label bumped.")
     ] = None,
     undeclared: Annotated[
-        bool, typer.Option(help="Keep the parent's label (undeclared drift: only the digest moves).")
+        bool,
+        typer.Option(help="Keep the parent's label (undeclared drift: only the digest moves)."),
     ] = False,
     version_id: Annotated[
         str | None, typer.Option("--id", help="Version id; default: ENV@LABEL.")
@@ -112,7 +113,9 @@ def _print_version(vf: VersionFile) -> None:
 @app.command("show")
 @user_errors
 def show_cmd(
-    version: Annotated[Path, typer.Argument(help="A version file written by 'vwt drift generate'.")],
+    version: Annotated[
+        Path, typer.Argument(help="A version file written by 'vwt drift generate'.")
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the file as JSON.")] = False,
 ) -> None:
     """Print an interface version: id, label, parent, digest, tools and changelog."""
@@ -144,8 +147,9 @@ def _print_report(report: DiffReport) -> None:
 @app.command("diff")
 @user_errors
 def diff_cmd(
-    old: Annotated[Path, typer.Argument(help="Old tool list (JSON array, tools/list result, "
-                                        "or version file).")],
+    old: Annotated[
+        Path, typer.Argument(help="Old tool list (JSON array, tools/list result, or version file).")
+    ],
     new: Annotated[Path, typer.Argument(help="New tool list, same forms.")],
     as_json: Annotated[
         bool,

@@ -53,7 +53,11 @@ def tool_sets(draw: st.DrawFn) -> ToolSet:
         if required:
             schema["required"] = required
         name = ["get_order", "update_ticket", "list_items"][i]
-        tools.append(Tool(name=name, description=f"Tool {name}.", inputSchema=schema))
+        tools.append(
+            Tool.model_validate(
+                {"name": name, "description": f"Tool {name}.", "inputSchema": schema}
+            )
+        )
     return ToolSet(tools=tuple(tools))
 
 

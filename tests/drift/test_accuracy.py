@@ -63,6 +63,7 @@ def test_realdrift_accuracy(capsys: pytest.CaptureFixture[str]) -> None:
     right = len(expected) - len(wrong)
     with capsys.disabled():
         print(
-            f"\nreal drift: pair accuracy {right}/{len(expected)} = {right / len(expected):.3f}; wrong: {wrong}"
+            f"\nreal drift: pair accuracy {right}/{len(expected)} = "
+            f"{right / len(expected):.3f}; wrong: {wrong}"
         )
     assert right / len(expected) >= 0.75

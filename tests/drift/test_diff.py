@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,7 +82,7 @@ def test_identical_lists_have_no_changes() -> None:
     assert classify(BASE, BASE).changes == []
 
 
-def _one(props_old: dict[str, object], props_new: dict[str, object]) -> list[tuple[str, str, str]]:
+def _one(props_old: dict[str, Any], props_new: dict[str, Any]) -> list[tuple[str, str, str]]:
     old = parse_tool_list(
         [{"name": "t", "inputSchema": {"type": "object", "properties": props_old}}]
     )

@@ -24,7 +24,7 @@ SETTINGS = settings(
 def _drawn(cls: type[Operator], tools: ToolSet, seed: int) -> tuple[Operator, ServedInterface]:
     try:
         op = cls.draw(tools, np.random.default_rng(seed), {})
-        version = InterfaceVersion(id="t@2", env="t", label="2", ops=(op,))  # type: ignore[arg-type]
+        version = InterfaceVersion(id="t@2", env="t", label="2", ops=(op,))
         return op, ServedInterface(tools, version)
     except DriftError:
         reject()
@@ -94,7 +94,7 @@ def test_composed_preserving_version_reaches_the_same_backend_call(
         except DriftError:
             continue
         ops.append(op)
-    served = ServedInterface(tools, InterfaceVersion(id="t@3", env="t", label="3", ops=tuple(ops)))  # type: ignore[arg-type]
+    served = ServedInterface(tools, InterfaceVersion(id="t@3", env="t", label="3", ops=tuple(ops)))
     call = data.draw(calls(tools))
     new = served.from_canonical(call)
     served.validate(new)
