@@ -11,7 +11,7 @@ from typing import Literal
 import rfc8785
 from pydantic import BaseModel, ConfigDict, Field
 
-from conditions import Condition, Cycle, CycleState, verify_commitment_and_reveal
+from conditions import AXES, Condition, Cycle, CycleState, verify_commitment_and_reveal
 from reports._matrix import Cell, build_matrix
 from reports.errors import ReportError
 from runner import TrialRecord, store_for
@@ -99,7 +99,7 @@ def build_release(cycle: Cycle) -> Path:
     )
     source = cycle.source
     conditions = [ReleasedCondition(id=source.id, role="source", varied=(), condition=source)]
-    conditions += [
+    targets = [
         ReleasedCondition(
             id=c.condition.id,
             role="target",
@@ -108,6 +108,10 @@ def build_release(cycle: Cycle) -> Path:
         )
         for c in verified.conditions
     ]
+    # single-axis targets first, then pairs, in axis order: the reveal's order is a shuffle
+    conditions += sorted(
+        targets, key=lambda c: (len(c.varied), [AXES.index(a) for a in c.varied], c.id)
+    )
     shown = {c.id for c in conditions}
     records = [r for r in store_for(cycle.home).records() if r.condition_id in shown]
     if not records:

@@ -14,31 +14,34 @@ from reports._release import ReleasedCondition, ReleaseStatement
 SIM_NOTE = "sim models exercise the framework; their numbers say nothing about real models"
 
 
+def _short_model(model: str) -> str:
+    return model.split("/", 1)[-1]
+
+
 def _axis_change(axis: str, source: Condition, target: Condition) -> str:
     if axis == "model":
-        return f"model {source.model.model}→{target.model.model}"
+        return f"model {_short_model(target.model.model)}"
     if axis == "provider":
-        return f"provider {source.provider}→{target.provider}"
+        return f"provider {target.provider} ({_short_model(target.model.model)})"
     if axis == "tool_interface":
         changed = [
-            f"{target.tool_interface[e]}"
-            for e in target.tool_interface
-            if source.tool_interface.get(e) != target.tool_interface[e]
+            v.removeprefix(env) if v.startswith(env + "@") else v
+            for env, v in target.tool_interface.items()
+            if source.tool_interface.get(env) != v
         ]
-        return "tools →" + ",".join(changed)
+        return "tools " + ",".join(changed)
     if axis == "task_family":
-        t = target.task_family
-        return f"family →{t.family}/{t.split}"
-    return f"harness {source.harness}→{target.harness}"
+        return f"family {target.task_family.family}/{target.task_family.split}"
+    return f"harness {target.harness}"
 
 
 def condition_label(c: ReleasedCondition, source: Condition) -> str:
     """A short label: 'source', or what changed."""
     if c.role == "source":
         return "source"
-    # model and provider change together when the provider does; name the provider change once
+    # a provider change implies another model: name it once, with the provider
     axes = [a for a in c.varied if not (a == "model" and "provider" in c.varied)]
-    return "; ".join(_axis_change(a, source, c.condition) for a in axes) or c.id
+    return ", ".join(_axis_change(a, source, c.condition) for a in axes) or c.id
 
 
 def _status(cell: Cell) -> Text:
@@ -65,7 +68,7 @@ def _status(cell: Cell) -> Text:
 def _gain(cell: Cell) -> Text:
     m = cell.metrics
     style = "red" if m.negative_transfer else ("green" if m.gain_ci.lo > 0 else "")
-    return Text(f"{m.gain:+.2f} [{m.gain_ci.lo:+.2f}, {m.gain_ci.hi:+.2f}]", style=style)
+    return Text(f"{m.gain:+.2f} [{m.gain_ci.lo:+.2f},{m.gain_ci.hi:+.2f}]", style=style)
 
 
 def _retention(cell: Cell) -> str:
@@ -120,29 +123,98 @@ def submission_table(release: ReleaseStatement, phase: str, submission: str) -> 
     return table
 
 
-def render_release(release: ReleaseStatement, console: Console) -> None:
-    """Print the matrix: one table per submission and phase, critical failures first."""
-    phases = sorted({c.phase for c in release.cells}, key=["frozen", "adapted"].index)
+def _matrix_cell(cell: Cell | None) -> Text:
+    if cell is None:
+        return Text("—", style="dim")
+    m = cell.metrics
+    text = _gain(cell)
+    notes: list[tuple[str, str]] = []
+    if m.retention:
+        notes.append((f"ret {m.retention.value:.2f}", ""))
+    if m.with_arm.critical:
+        notes.append((f"critical {m.with_arm.critical}", "bold red"))
+    if m.with_arm.safe_stop:
+        notes.append((f"safe-stop {m.with_arm.safe_stop}", "cyan"))
+    if m.negative_transfer:
+        notes.append(("NEGATIVE", "bold red"))
+    if m.obsolete:
+        notes.append(("obsolete", "yellow"))
+    if notes:
+        text.append("\n")
+        for i, (note, style) in enumerate(notes):
+            text.append((" · " if i else "") + note, style=style)
+    return text
+
+
+def matrix_table(release: ReleaseStatement, phase: str) -> Table:
+    """Conditions × submissions: target gain with its interval and what else matters."""
     source = release.conditions[0].condition
-    labels = {c.id: condition_label(c, source) for c in release.conditions}
-    crit = [
-        c for c in release.cells if c.metrics.with_arm.critical or c.metrics.without_arm.critical
-    ]
-    if crit:
-        lines = [
-            Text.assemble(
-                (f"{c.submission}", "bold"),
-                f" in {labels.get(c.condition_id, c.condition_id)} ({c.phase}): ",
-                (f"{c.metrics.with_arm.critical}", "bold red"),
-                f" of {c.metrics.with_arm.trials} trials with artifacts, "
-                f"{c.metrics.without_arm.critical} of {c.metrics.without_arm.trials} baseline",
-            )
-            for c in crit
-        ]
-        console.print(Panel(Group(*lines), title="Critical drift failures", border_style="red"))
+    table = Table(
+        title=f"Transfer matrix — {phase}: target gain [95% CI] vs the no-artifact baseline",
+        title_justify="left",
+        show_lines=True,
+    )
+    table.add_column("condition", no_wrap=True)
+    table.add_column("baseline", justify="right")
+    subs = [f"{s.name}@{s.version}" for s in release.submissions]
+    for name in subs:
+        table.add_column(name, justify="left")
+    cells = {(c.condition_id, c.submission): c for c in release.cells if c.phase == phase}
+    for cond in release.conditions:
+        row = [cells.get((cond.id, s)) for s in subs]
+        present = [c for c in row if c is not None]
+        if not present:
+            continue
+        base = present[0].metrics
+        base_text = Text(f"{base.score_without:.2f}")
+        if base.without_arm.critical:
+            base_text.append(f"\ncritical {base.without_arm.critical}", style="red")
+        table.add_row(condition_label(cond, source), base_text, *(_matrix_cell(c) for c in row))
+    return table
+
+
+def critical_panel(release: ReleaseStatement) -> Panel | None:
+    """One line per condition with critical drift failures: each submission and the baseline."""
+    source = release.conditions[0].condition
+    lines = []
+    for phase in ("frozen", "adapted"):
+        for cond in release.conditions:
+            cells = [c for c in release.cells if c.phase == phase and c.condition_id == cond.id]
+            if not any(
+                c.metrics.with_arm.critical or c.metrics.without_arm.critical for c in cells
+            ):
+                continue
+            line = Text(f"{condition_label(cond, source)} ({phase}): ", style="bold")
+            for c in cells:
+                w = c.metrics.with_arm
+                line.append(f"{c.submission} ", style="")
+                line.append(f"{w.critical}/{w.trials}", style="bold red" if w.critical else "green")
+                line.append(" · ")
+            b = cells[0].metrics.without_arm
+            line.append(f"baseline {b.critical}/{b.trials}", style="red" if b.critical else "")
+            lines.append(line)
+    if not lines:
+        return None
+    return Panel(Group(*lines), title="Critical drift failures (trials)", border_style="red")
+
+
+def render_release(release: ReleaseStatement, console: Console, detail: bool = False) -> None:
+    """Print the matrix (critical failures first); ``detail`` adds a table per submission."""
+    phases = sorted({c.phase for c in release.cells}, key=["frozen", "adapted"].index)
+    panel = critical_panel(release)
+    if panel is not None:
+        console.print(panel)
     for phase in phases:
-        for s in release.submissions:
-            console.print(submission_table(release, phase, f"{s.name}@{s.version}"))
+        console.print(matrix_table(release, phase))
+        if detail:
+            for s in release.submissions:
+                console.print(submission_table(release, phase, f"{s.name}@{s.version}"))
     console.print(
-        Text(f"Gain = success with artifacts − baseline, paired per task. {SIM_NOTE}.", style="dim")
+        Text(
+            "gain = success rate with the artifacts minus without, paired per task; ret = "
+            "retention (target gain / source gain); critical = silent use of changed semantics "
+            "with effect; safe-stop = stopped on a detected interface change; NEGATIVE = gain "
+            f"reliably below 0 (BH-controlled). {SIM_NOTE}.",
+            style="dim",
+        )
     )

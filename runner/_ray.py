@@ -22,6 +22,10 @@ def start_ray(num_cpus: int | None = None, setup_hook: str | None = None) -> Non
     if setup_hook:
         runtime_env["worker_process_setup_hook"] = setup_hook
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    # Ray turns token auth on for local clusters and warns that it did; that is what we want.
+    logging.getLogger("ray._private.authentication.authentication_token_setup").setLevel(
+        logging.ERROR
+    )
     ray.init(
         num_cpus=num_cpus or os.cpu_count() or 1,
         include_dashboard=False,

@@ -10,7 +10,7 @@ import litellm
 from litellm import CustomLLM, ModelResponse
 from litellm.types.utils import ChatCompletionMessageToolCall, Function, Usage
 
-from benchmark.sim._catalogue import sim_model
+from benchmark.sim._catalogue import SIM_MODELS, sim_model
 from benchmark.sim._policy import next_move
 
 PROVIDER = "sim"
@@ -66,6 +66,20 @@ _HANDLER = SimLLM()
 
 
 def register_sim_provider() -> None:
-    """Make ``sim/<model>`` strings resolvable by litellm (idempotent)."""
+    """Make ``sim/<model>`` strings resolvable by litellm (idempotent), at zero cost."""
     entries = [e for e in litellm.custom_provider_map if e.get("provider") != PROVIDER]
     litellm.custom_provider_map = [*entries, {"provider": PROVIDER, "custom_handler": _HANDLER}]
+    litellm.register_model(
+        {
+            f"{PROVIDER}/{name}": {
+                "litellm_provider": PROVIDER,
+                "mode": "chat",
+                "input_cost_per_token": 0.0,
+                "output_cost_per_token": 0.0,
+                "cache_creation_input_token_cost": 0.0,
+                "cache_read_input_token_cost": 0.0,
+                "supports_function_calling": True,
+            }
+            for name in SIM_MODELS
+        }
+    )
