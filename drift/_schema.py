@@ -106,12 +106,6 @@ def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def field_type(prop: JSON) -> str | None:
-    """The JSON type of a property schema, ``None`` when absent or a union."""
-    kind = prop.get("type")
-    return kind if isinstance(kind, str) else None
-
-
 def append_sentence(text: str | None, sentence: str) -> str:
     """``text`` with one more sentence."""
     base = (text or "").strip()
