@@ -89,7 +89,7 @@ def scale_value(value: Any, factor: float, integer: bool) -> Any:
     return round(out) if integer and float(out).is_integer() else out
 
 
-def unit_of(tool: Tool, field: str, prop: JSON) -> str | None:
+def unit_of(field: str, prop: JSON) -> str | None:
     """The unit (a key of ``UNIT_WORDS``) a field's name or description states, if any."""
     words = set(tokens(field)) | set(tokens(str(prop.get("description", ""))))
     return next((u for u, spell in UNIT_WORDS.items() if words & set(spell)), None)
@@ -182,13 +182,13 @@ class UnitChange(Operator):
     @classmethod
     def draw(cls, tools: ToolSet, rng: np.random.Generator, given: dict[str, Any]) -> Self:
         def fits(tool: Tool, field: str, prop: JSON) -> bool:
-            return prop.get("type") in ("integer", "number") and unit_of(tool, field, prop) in {
+            return prop.get("type") in ("integer", "number") and unit_of(field, prop) in {
                 p[0] for p in UNIT_PAIRS
             }
 
         tool, field = pick_target(tools, rng, given, fits, "numeric field with a stated unit")
         prop = tool.properties()[field]
-        old = unit_of(tool, field, prop)
+        old = unit_of(field, prop)
         pairs = [p for p in UNIT_PAIRS if p[0] == old]
         _, new, scale = pairs[int(rng.integers(len(pairs)))]
         words = [w for w in tokens(field) if w not in UNIT_WORDS[str(old)]]

@@ -21,7 +21,10 @@ class Change(BaseModel):
         description="'preserving': calls keep their meaning; 'changing': the same call can now "
         "mean something else; 'unknown': the schemas alone cannot tell.",
     )
-    path: str = Field(description="Field path (dotted), or '(tool)', '(description)', '(order)'.")
+    path: str = Field(
+        description="Field path (dotted; 'output.' prefix for result fields; '<old tool>:' "
+        "prefix for tools merged into one), or '(tool)', '(description)', '(order)', '(fields)'."
+    )
     reason: str = Field(description="Why the change got its label.")
 
 

@@ -88,7 +88,7 @@ def generate_cmd(
         ops=specs,
         random=random,
         seed=seed,
-        env=env or (parent.env if parent else base.stem.removesuffix(".old")),
+        env=env or (parent.env if parent else base.stem),
         label=label,
         undeclared=undeclared,
         id=version_id,
