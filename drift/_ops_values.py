@@ -89,6 +89,10 @@ class DefaultFlip(Operator):
         return cls.model_validate({"tool": tool.name, "field": field, "old_default": old, **given})
 
 
+def _same_case(model: str, word: str) -> str:
+    return word.capitalize() if model[:1].isupper() else word
+
+
 def _numeric(_tool: Tool, _field: str, prop: JSON) -> bool:
     return prop.get("type") in ("integer", "number")
 
@@ -114,7 +118,7 @@ class SignConvention(Operator):
         swap = {"positive": "negative", "negative": "positive"}
         swapped = re.sub(
             r"\b(positive|negative)\b",
-            lambda m: swap[m.group(1).lower()],
+            lambda m: _same_case(m.group(1), swap[m.group(1).lower()]),
             desc,
             flags=re.IGNORECASE,
         )
@@ -154,7 +158,11 @@ class SignConvention(Operator):
 
     @classmethod
     def draw(cls, tools: ToolSet, rng: np.random.Generator, given: dict[str, Any]) -> Self:
-        tool, field = pick_target(tools, rng, given, _numeric, "numeric field")
+        def fits(tool: Tool, field: str, prop: JSON) -> bool:
+            floor = prop.get("minimum")
+            return _numeric(tool, field, prop) and (floor is None or floor < 0)
+
+        tool, field = pick_target(tools, rng, given, fits, "numeric field that may be negative")
         return cls.model_validate({"tool": tool.name, "field": field, **given})
 
 
@@ -189,8 +197,10 @@ class FractionPercent(Operator):
             else (PERCENT_TEXT, "fraction", "0–1")
         )
         desc = str(prop.get("description", ""))
-        stripped = old_text.sub("", desc).replace("()", "").strip(" ,.")
-        prop["description"] = append_sentence(stripped, f"As a {new_word}, {span}.")
+        restated = old_text.sub(lambda m: span if re.search(r"\d", m.group()) else new_word, desc)
+        prop["description"] = (
+            restated if restated != desc else append_sentence(desc, f"As a {new_word}, {span}.")
+        )
         prop["type"] = "number"
         for bound in ("minimum", "maximum"):
             if is_number(prop.get(bound)):
