@@ -40,11 +40,12 @@ class Profile:
     rereads: bool
     reads_units: bool
     recovers: bool
+    loads_skills: bool
 
 
 def draw_profile(spec: SimModelSpec, seed: int, instruction: str) -> Profile:
     """The per-trial draws (common random numbers across arms)."""
-    u = np.random.default_rng(stable_int(spec.name, seed, instruction)).random(6)
+    u = np.random.default_rng(stable_int(spec.name, seed, instruction)).random(7)
     return Profile(
         understood=bool(u[0] < spec.understanding.get("support_ops", 0.0)),
         procedure=bool(u[1] < spec.procedure),
@@ -52,6 +53,7 @@ def draw_profile(spec: SimModelSpec, seed: int, instruction: str) -> Profile:
         rereads=bool(u[3] < spec.reread_schema),
         reads_units=bool(u[4] < spec.read_units),
         recovers=bool(u[5] < spec.recover),
+        loads_skills=bool(u[6] < spec.skill_tool),
     )
 
 
@@ -165,7 +167,10 @@ def _history(messages: list[dict[str, Any]]) -> list[_Past]:
         if m.get("role") == "tool":
             content = str(m.get("content") or "")
             ok = not content.startswith("error")
-            result = json.loads(content) if ok else content
+            try:
+                result = json.loads(content) if ok else content
+            except json.JSONDecodeError:
+                result = content  # text, e.g. a loaded skill
             past.append(_Past(action_of(names.get(m.get("tool_call_id", ""), "")), ok, result))
     return past
 
@@ -205,11 +210,32 @@ def _amount_from_order(intent: Intent, order: dict[str, Any]) -> int | None:
     return None
 
 
+LOAD_SKILL = "load_skill"
+
+
+def _unloaded_skills(sent: dict[str, dict[str, Any]], messages: list[dict[str, Any]]) -> list[str]:
+    """Skill names an on-demand loader offers that the model has not loaded yet."""
+    loader = sent.get(LOAD_SKILL)
+    if loader is None:
+        return []
+    names = loader.get("parameters", {}).get("properties", {}).get("name", {}).get("enum", [])
+    loaded = {
+        json.loads(tc["function"]["arguments"]).get("name")
+        for m in messages
+        for tc in m.get("tool_calls") or []
+        if tc["function"]["name"] == LOAD_SKILL
+    }
+    return [n for n in names if n not in loaded]
+
+
 def next_move(
     spec: SimModelSpec, seed: int, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
 ) -> Move:
     """The model's next move given everything it was sent."""
-    system = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
+    # What the model has read: the system prompt and any skill text a tool returned.
+    system = "\n".join(
+        str(m.get("content") or "") for m in messages if m.get("role") in ("system", "tool")
+    )
     user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
     intent = read_instruction(user)
     if intent is None:
@@ -220,6 +246,9 @@ def next_move(
     if past and not past[-1].ok and (not profile.recovers or len(errors) >= 3):
         return Move(text=f"I could not complete this: {past[-1].result}")
     sent = {t["function"]["name"]: t["function"] for t in tools if "function" in t}
+    loadable = _unloaded_skills(sent, messages)
+    if loadable and profile.loads_skills:
+        return Move(tool=LOAD_SKILL, arguments={"name": loadable[0]})
     mind = _Mind(
         spec,
         profile,
