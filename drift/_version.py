@@ -136,7 +136,9 @@ class ServedInterface:
             )
         errors = sorted(validator.iter_errors(call.arguments), key=lambda e: list(e.path))
         if errors:
-            raise ToolCallError(f"invalid arguments for {call.name!r}: {errors[0].message}")
+            # every problem at once, so an agent can fix its call in one retry
+            found = "; ".join(e.message for e in errors[:5])
+            raise ToolCallError(f"invalid arguments for {call.name!r}: {found}")
 
     def chain(self, call: ToolCall) -> list[ToolCall]:
         """The call at every layer, served first, canonical last."""

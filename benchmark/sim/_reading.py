@@ -70,7 +70,7 @@ def read_instruction(text: str) -> Intent | None:
     low = text.lower()
     if "twice" in low or "identical charges" in low or "duplicate" in low:
         situation = "duplicate"
-    elif "late" in low:
+    elif re.search(r"\blate\b", low):
         situation = "late"
     elif "damaged" in low or "broken" in low:
         situation = "damaged"

@@ -27,7 +27,10 @@ def test_dev_and_sealed_share_no_instance() -> None:
 def test_every_kind_is_drawn_and_amounts_are_positive() -> None:
     tasks = FAMILY.tasks("sealed", 24, 3)
     assert {t.kind for t in tasks} == {
-        "duplicate_charge", "damaged_item", "late_delivery", "damaged_by_email"
+        "duplicate_charge",
+        "damaged_item",
+        "late_delivery",
+        "damaged_by_email",
     }
     for t in tasks:
         refund = t.reference_calls[0]

@@ -39,8 +39,10 @@ def test_reference_solution_passes() -> None:
         [_refund(amount_cents=_refund().arguments["amount_cents"] * 100), CLOSE],
         [_refund(reason="goodwill"), CLOSE],
         [_refund(), _refund(), CLOSE],  # refunded twice
-        [_refund(), ToolCall(name="close_ticket", arguments={**CLOSE.arguments,
-                                                            "resolution": "no_action"})],
+        [
+            _refund(),
+            ToolCall(name="close_ticket", arguments={**CLOSE.arguments, "resolution": "no_action"}),
+        ],
     ],
 )
 def test_planted_wrong_answers_fail(calls: list[ToolCall]) -> None:

@@ -1,0 +1,69 @@
+"""A trial environment: schema validation, the oracle, mapping to the canonical backend."""
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from benchmark import (
+    BackendProcess,
+    TrialEnvironment,
+    backend_argv,
+    backend_files,
+    family,
+    served_interface,
+)
+from drift import ToolCall
+
+FAMILY = family("support_ops")
+TASK = FAMILY.tasks("sealed", 1, 21)[0]
+REFUND = TASK.reference_calls[0]
+
+
+async def _env(tmp_path: Path, version: str) -> tuple[TrialEnvironment, BackendProcess]:
+    for target, host in backend_files(FAMILY).items():
+        (tmp_path / target).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / target).write_bytes(host.read_bytes())
+    proc = await asyncio.create_subprocess_exec(
+        *backend_argv([sys.executable, "-I", "-S"]),
+        cwd=tmp_path,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    backend = BackendProcess(proc)
+    env = TrialEnvironment(FAMILY, TASK, served_interface("support-ops", version), backend, "s")
+    await env.start()
+    return env, backend
+
+
+def test_remembered_field_after_rename_is_a_tool_error_without_effect(tmp_path: Path) -> None:
+    async def go() -> None:
+        env, backend = await _env(tmp_path, "support-ops@2-rename")
+        result = await env.call(REFUND)  # still says order_id
+        assert result.is_error and "order_id" in result.content
+        args = dict(REFUND.arguments)
+        ok = await env.call(
+            ToolCall(name="issue_refund", arguments={"order_number": args.pop("order_id"), **args})
+        )
+        assert not ok.is_error and json.loads(ok.content)["amount_cents"] == args["amount_cents"]
+        assert env.critical == []
+        await backend.close()
+
+    asyncio.run(go())
+
+
+def test_unit_misuse_takes_effect_and_is_flagged(tmp_path: Path) -> None:
+    async def go() -> None:
+        env, backend = await _env(tmp_path, "support-ops@2-units")
+        args = {k: v for k, v in REFUND.arguments.items() if k != "amount_cents"}
+        cents = REFUND.arguments["amount_cents"]
+        result = await env.call(ToolCall(name="issue_refund", arguments={**args, "amount": cents}))
+        assert not result.is_error  # silent: the backend accepts it
+        assert len(env.critical) == 1
+        close = TASK.reference_calls[1]
+        await env.call(close)
+        verdict = await env.verify()
+        assert not verdict.passed
+        await backend.close()
+
+    asyncio.run(go())
