@@ -1,0 +1,74 @@
+"""`vwt demo` end to end at a small size: the whole release cycle, every real component."""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from conditions import ConditionsError, verify_commitment_and_reveal
+from reports import SignedRelease
+from vwt.cli import app
+
+pytestmark = [pytest.mark.slow, pytest.mark.ray]
+SMALL = ["--tasks", "4", "--k", "2", "--max-conditions", "5", "--bootstrap", "500"]
+
+
+@pytest.fixture(scope="module")
+def demo_home(tmp_path_factory: pytest.TempPathFactory, ray_runtime: None) -> Path:
+    home = tmp_path_factory.mktemp("demo") / "home"
+    result = CliRunner().invoke(app, ["demo", "--home", str(home), *SMALL])
+    assert result.exit_code == 0, result.output
+    assert "Transfer matrix" in result.output and "release.json" in result.output
+    return home
+
+
+def _release(home: Path) -> SignedRelease:
+    return SignedRelease.model_validate_json((home / "public" / "release.json").read_text())
+
+
+def test_published_commitment_and_reveal_verify(demo_home: Path) -> None:
+    public = demo_home / "public"
+    verified = verify_commitment_and_reveal(public / "commitment.json", public / "reveal.json")
+    assert verified.scope == "full" and len(verified.conditions) == 5
+
+
+def test_unit_drift_catches_the_recipe_and_not_the_typed_skill(demo_home: Path) -> None:
+    release = _release(demo_home).release
+    units = next(
+        c
+        for c in release.conditions
+        if c.varied == ("tool_interface",)
+        and c.condition.tool_interface["support-ops"] == "support-ops@2-units"
+    )
+    cells = {c.submission: c.metrics for c in release.cells if c.condition_id == units.id}
+    assert cells["prompt-recipe@1"].with_arm.critical > 0
+    assert cells["typed-skill@1"].with_arm.critical == 0
+    assert cells["typed-skill@1"].with_arm.safe_stop == cells["typed-skill@1"].with_arm.trials
+
+
+def test_every_planned_trial_is_in_the_release(demo_home: Path) -> None:
+    release = _release(demo_home).release
+    # 6 conditions × (baseline + 3 submissions) × 4 tasks × k=2
+    assert release.n_trials == 6 * 4 * 4 * 2
+    lines = (demo_home / "public" / "trials.jsonl").read_text().splitlines()
+    assert len(lines) == release.n_trials
+
+
+def test_a_tampered_reveal_fails_verification(demo_home: Path, tmp_path: Path) -> None:
+    public = demo_home / "public"
+    reveal = json.loads((public / "reveal.json").read_text())
+    leaf = reveal["reveal"]["leaves"][0]
+    leaf["leaf"]["condition"]["harness"] = "harness-v9"
+    tampered = tmp_path / "reveal.json"
+    tampered.write_text(json.dumps(reveal))
+    with pytest.raises(ConditionsError):
+        verify_commitment_and_reveal(public / "commitment.json", tampered)
+
+
+def test_the_same_home_is_refused_without_force(demo_home: Path) -> None:
+    before = (demo_home / "public" / "release.json").read_bytes()
+    result = CliRunner().invoke(app, ["demo", "--home", str(demo_home), *SMALL])
+    assert result.exit_code == 2
+    assert "already holds a release cycle" in result.output and "--force" in result.output
+    assert (demo_home / "public" / "release.json").read_bytes() == before
