@@ -16,6 +16,7 @@ from reports._release import (
 from reports._render import condition_label, render_release, submission_table
 from reports._stats import benjamini_hochberg, binomial_sign_test, pass_hat_k, sign_flip_pvalue
 from reports._stats_arms import OUTCOMES, ArmOutcomes, ArmSummary, TaskTrials
+from reports._verify import VerifiedRelease, read_release, verify_release
 from reports.errors import ReportError
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "SignTest",
     "SignedRelease",
     "TaskTrials",
+    "VerifiedRelease",
     "apply_fdr",
     "benjamini_hochberg",
     "binomial_sign_test",
@@ -44,8 +46,10 @@ __all__ = [
     "cell_metrics",
     "condition_label",
     "pass_hat_k",
+    "read_release",
     "render_release",
     "sign_flip_pvalue",
     "submission_table",
     "trials_bytes",
+    "verify_release",
 ]

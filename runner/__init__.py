@@ -1,6 +1,7 @@
 """Planning and running trials on Ray in sandboxes, and the SQLite results store."""
 
 from runner._accounting import Accounting, account
+from runner._dev import DevRun, dev_condition, dev_store, run_dev
 from runner._execute import Execution, execute
 from runner._phase import evaluation_conditions, run_phase, store_for
 from runner._plan import plan_phase
@@ -19,6 +20,7 @@ __all__ = [
     "DEFAULT_IMAGE",
     "Accounting",
     "Batch",
+    "DevRun",
     "DockerSandbox",
     "ExecResult",
     "Execution",
@@ -31,6 +33,8 @@ __all__ = [
     "TrialSpec",
     "TrialStore",
     "account",
+    "dev_condition",
+    "dev_store",
     "docker_status",
     "evaluation_conditions",
     "execute",
@@ -38,6 +42,7 @@ __all__ = [
     "plan_phase",
     "remove_stale_sandboxes",
     "run_batch",
+    "run_dev",
     "run_phase",
     "start_ray",
     "store_for",

@@ -73,7 +73,7 @@ class Receipt(BaseModel):
     def verify(self) -> bool:
         """Whether the signature holds for the statement and key."""
         data = rfc8785.dumps(self.receipt.model_dump(mode="json"))
-        return verify_signature(self.public_key, data, base64.b64decode(self.signature))
+        return verify_signature(self.public_key, data, self.signature)
 
 
 def submit(cycle: Cycle, bundle: Bundle) -> Receipt:

@@ -15,6 +15,9 @@ from vwt import (
     cmd_cycle,
     cmd_demo,
     cmd_drift,
+    cmd_report,
+    cmd_run,
+    cmd_submissions,
 )
 
 app = typer.Typer(
@@ -33,6 +36,9 @@ app = typer.Typer(
 app.add_typer(cmd_cycle.app, name="cycle")
 app.add_typer(cmd_conditions.app, name="conditions")
 app.add_typer(cmd_drift.app, name="drift")
+app.add_typer(cmd_submissions.app, name="submissions")
+app.add_typer(cmd_run.app, name="run")
+app.add_typer(cmd_report.app, name="report")
 app.command("demo")(cmd_demo.demo)
 
 

@@ -1,0 +1,258 @@
+"""Verifying a release from its published files alone, down to recomputing every cell."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import rfc8785
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from conditions import (
+    ConditionsError,
+    VerifiedReveal,
+    fingerprint,
+    verify_commitment_and_reveal,
+    verify_signature,
+)
+from reports._matrix import Cell, build_matrix
+from reports._release import RELEASE_FILE, FileRef, ReleaseStatement, SignedRelease
+from reports.errors import ReportError
+from runner import TrialRecord, trial_key
+
+_REPUBLISH = (
+    "get the release files exactly as the operator published them, or treat the release as "
+    "untrustworthy"
+)
+
+
+class VerifiedRelease(BaseModel):
+    """What a successful verification established."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: Path = Field(description="The verified release.json.")
+    cycle: str = Field(description="Cycle id.")
+    created_at: str = Field(description="When the release was built (RFC 3339).")
+    public_key: str = Field(description="Operator public key (base64) of release and commitment.")
+    fingerprint: str = Field(description="Fingerprint of the operator key.")
+    root: str = Field(description="Committed Merkle root of the target conditions.")
+    tree_size: int = Field(description="Committed number of target conditions.")
+    scope: str = Field(description="'full' or 'selective' reveal.")
+    targets: int = Field(description="Released (and revealed) target conditions.")
+    submissions: int = Field(description="Released submissions.")
+    trials: int = Field(description="Trial records checked.")
+    cells: int = Field(description="Cells recomputed from the trial records.")
+
+
+def _first_errors(e: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
+        for err in e.errors()[:3]
+    )
+
+
+def read_release(path: Path) -> SignedRelease:
+    """Parse ``release.json`` (or the one in directory ``path``); checks nothing else."""
+    file = path / RELEASE_FILE if path.is_dir() else path
+    try:
+        data = file.read_bytes()
+    except OSError as e:
+        raise ReportError(f"cannot read release {file}: {e.strerror}", "check the path") from None
+    try:
+        return SignedRelease.model_validate_json(data)
+    except ValidationError as e:
+        raise ReportError(f"release {file} is malformed: {_first_errors(e)}", _REPUBLISH) from None
+
+
+def _check_signature(signed: SignedRelease, expected_key: str | None) -> None:
+    data = rfc8785.dumps(signed.release.model_dump(mode="json"))
+    if not verify_signature(signed.public_key, data, signed.signature):
+        raise ReportError(
+            "the release's signature does not verify under its public key "
+            "(altered release or forged signature)",
+            _REPUBLISH,
+        )
+    if expected_key is not None and expected_key not in (
+        signed.public_key,
+        fingerprint(signed.public_key),
+    ):
+        raise ReportError(
+            f"the release is signed by key {fingerprint(signed.public_key)}, not the expected "
+            f"operator key {expected_key}",
+            "get the release from the cycle's operator",
+        )
+
+
+def _published(folder: Path, ref: FileRef, what: str) -> Path:
+    if ref.name in ("", ".", "..") or Path(ref.name).name != ref.name:
+        raise ReportError(f"the release names its {what} {ref.name!r}, not a plain file name")
+    path = folder / ref.name
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as e:
+        raise ReportError(
+            f"the release's {what} {path} cannot be read: {e.strerror}",
+            f"put {ref.name} next to {RELEASE_FILE}, as published",
+        ) from None
+    if digest != ref.sha256:
+        raise ReportError(
+            f"{what} {path} does not match the SHA-256 pinned in the release "
+            f"(file {digest[:16]}…, release {ref.sha256[:16]}…)",
+            _REPUBLISH,
+        )
+    return path
+
+
+def _check_reveal(signed: SignedRelease, commitment: Path, reveal: Path) -> VerifiedReveal:
+    try:
+        verified = verify_commitment_and_reveal(commitment, reveal)
+    except ConditionsError as e:
+        raise ReportError(f"the published commitment and reveal do not verify: {e}", e.hint) from e
+    if verified.public_key != signed.public_key:
+        raise ReportError(
+            f"the release is signed by key {fingerprint(signed.public_key)} but the commitment "
+            f"by key {verified.fingerprint}: the release is not the committing operator's",
+            _REPUBLISH,
+        )
+    if verified.cycle != signed.release.cycle:
+        raise ReportError(
+            f"the release is for cycle {signed.release.cycle!r} but the commitment for "
+            f"{verified.cycle!r}",
+            _REPUBLISH,
+        )
+    return verified
+
+
+def _check_conditions(r: ReleaseStatement, verified: VerifiedReveal) -> None:
+    roles = [c.role for c in r.conditions]
+    if roles.count("source") != 1 or roles[0] != "source":
+        raise ReportError("the release must list exactly one source condition, first", _REPUBLISH)
+    source = r.conditions[0].condition
+    for c in r.conditions:
+        if c.id != c.condition.id or tuple(c.condition.differs_on(source)) != c.varied:
+            raise ReportError(f"released condition {c.id} is mislabelled", _REPUBLISH)
+    released = {c.id for c in r.conditions[1:]}
+    revealed = {c.condition.id for c in verified.conditions}
+    if len(released) != len(r.conditions) - 1 or source.id in released:
+        raise ReportError("the release lists a condition twice", _REPUBLISH)
+    if extra := ", ".join(sorted(released - revealed)):
+        raise ReportError(f"released target conditions not in the reveal: {extra}", _REPUBLISH)
+    if missing := ", ".join(sorted(revealed - released)):
+        raise ReportError(
+            f"revealed conditions missing from the release: {missing}",
+            "a release must report every condition it reveals; " + _REPUBLISH,
+        )
+
+
+def _check_record(r: ReleaseStatement, rec: TrialRecord, names: dict[str, str], line: int) -> None:
+    where = f"trial record on line {line}"
+    if rec.cycle != r.cycle:
+        raise ReportError(f"{where} is from cycle {rec.cycle!r}, not {r.cycle!r}", _REPUBLISH)
+    if rec.condition_id not in {c.id for c in r.conditions}:
+        raise ReportError(f"{where} is for unreleased condition {rec.condition_id}", _REPUBLISH)
+    if (rec.arm == "without") != (rec.bundle_hash is None):
+        raise ReportError(f"{where}: arm {rec.arm!r} contradicts its bundle hash", _REPUBLISH)
+    if rec.bundle_hash is not None and names.get(rec.bundle_hash) != rec.submission:
+        raise ReportError(
+            f"{where} is for submission {rec.submission} ({rec.bundle_hash[:12]}…), which the "
+            "release does not list",
+            _REPUBLISH,
+        )
+    parts = (rec.bundle_hash, rec.condition_id, rec.phase, rec.arm, rec.task_id, rec.trial)
+    if trial_key(*parts) != rec.key:
+        raise ReportError(f"{where}: its key is not the hash of its parts", _REPUBLISH)
+
+
+def _read_trials(r: ReleaseStatement, path: Path) -> list[TrialRecord]:
+    names = {s.bundle_hash: f"{s.name}@{s.version}" for s in r.submissions}
+    records, keys = [], set()
+    for i, line in enumerate(path.read_bytes().splitlines(), start=1):
+        try:
+            rec = TrialRecord.model_validate_json(line)
+        except ValidationError as e:
+            raise ReportError(
+                f"trial record on line {i} of {path} is malformed: {_first_errors(e)}", _REPUBLISH
+            ) from None
+        _check_record(r, rec, names, i)
+        if rec.key in keys:
+            raise ReportError(f"trial {rec.key[:12]}… is recorded twice", _REPUBLISH)
+        keys.add(rec.key)
+        records.append(rec)
+    if len(records) != r.n_trials:
+        raise ReportError(
+            f"{path} holds {len(records)} trial records, the release says {r.n_trials}", _REPUBLISH
+        )
+    return records
+
+
+def _differing_field(a: Cell, b: Cell) -> str:
+    da, db = a.metrics.model_dump(), b.metrics.model_dump()
+    return next((k for k in da if da[k] != db.get(k)), "metrics")
+
+
+def _check_cells(r: ReleaseStatement, records: list[TrialRecord]) -> list[Cell]:
+    cells = build_matrix(
+        records,
+        source_id=r.conditions[0].id,
+        seed=r.seed,
+        bootstrap=r.bootstrap,
+        fdr_q=r.fdr_q,
+    )
+    got = {(c.phase, c.condition_id, c.bundle_hash): c for c in r.cells}
+    if len(got) != len(r.cells):
+        raise ReportError("the release lists a cell twice", _REPUBLISH)
+    want = {(c.phase, c.condition_id, c.bundle_hash): c for c in cells}
+    for key in sorted(got.keys() | want.keys()):
+        label = f"cell {key[0]}/{key[1]}/{key[2][:12]}…"
+        if key not in want:
+            raise ReportError(f"{label} is released but its trials do not make it", _REPUBLISH)
+        if key not in got:
+            raise ReportError(f"{label} follows from the trials but is not released", _REPUBLISH)
+        if got[key] != want[key]:
+            raise ReportError(
+                f"{label} ({want[key].submission}) differs from the one recomputed from the trial "
+                f"records, first in {_differing_field(got[key], want[key])!r}",
+                _REPUBLISH,
+            )
+    return cells
+
+
+def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelease:
+    """Check a release using only its published files (release, commitment, reveal, trials).
+
+    In order: the release's signature (and key, if ``expected_key`` is given as a base64 key
+    or fingerprint); the SHA-256 of each file it pins; the commitment and reveal, signed by
+    the release's key, for its cycle; that released targets and revealed conditions are the
+    same set; that every trial record parses and belongs to a released condition and
+    submission; and that the matrix recomputed from the records equals the released cells
+    exactly. Raises ReportError saying what failed.
+    """
+    signed = read_release(path)
+    file = path / RELEASE_FILE if path.is_dir() else path
+    _check_signature(signed, expected_key)
+    r = signed.release
+    folder = file.parent
+    commitment = _published(folder, r.commitment, "commitment")
+    reveal = _published(folder, r.reveal, "reveal")
+    trials = _published(folder, r.trials, "trials file")
+    verified = _check_reveal(signed, commitment, reveal)
+    _check_conditions(r, verified)
+    if len({s.bundle_hash for s in r.submissions}) != len(r.submissions):
+        raise ReportError("the release lists a submission twice", _REPUBLISH)
+    records = _read_trials(r, trials)
+    cells = _check_cells(r, records)
+    return VerifiedRelease(
+        path=file,
+        cycle=r.cycle,
+        created_at=r.created_at,
+        public_key=signed.public_key,
+        fingerprint=fingerprint(signed.public_key),
+        root=verified.root,
+        tree_size=verified.tree_size,
+        scope=verified.scope,
+        targets=len(r.conditions) - 1,
+        submissions=len(r.submissions),
+        trials=len(records),
+        cells=len(cells),
+    )

@@ -1,0 +1,127 @@
+"""A submitter's development run: a bundle and the no-artifact baseline on the public dev split.
+
+Needs only a cycle spec (no cycle home, no keys): the source condition is public and the dev
+split of every family is the same in every cycle.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchmark import family
+from benchmark.sim import PROVIDER as SIM_PROVIDER
+from benchmark.sim import sim_model
+from conditions import Condition, CycleSpec
+from runner._accounting import Accounting, account
+from runner._execute import Execution, Progress, execute
+from runner._plan import plan_phase
+from runner._records import TrialRecord
+from runner._store import TrialStore
+from runner.errors import RunnerError
+from submissions import Bundle
+
+DEV_SPLIT = "dev"
+
+
+class DevRun(BaseModel):
+    """What one development run measured: both arms' records on one condition."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    condition: Condition = Field(description="The source condition on the dev split.")
+    bundle_hash: str = Field(description="Hash of the bundle that ran in the 'with' arm.")
+    submission: str = Field(description="name@version of the bundle.")
+    tasks_per_split: int = Field(description="Dev tasks run.")
+    k: int = Field(description="Trials per task and arm.")
+    store: Path = Field(description="The SQLite store holding the records (reused on resume).")
+    execution: Execution = Field(description="What ran now and what was already stored.")
+    accounting: Accounting = Field(description="Planned versus recorded trials.")
+    records: tuple[TrialRecord, ...] = Field(description="Records of both arms, by key.")
+
+
+def _model_labels(model: str) -> tuple[str, str]:
+    """(provider, version label) of a litellm model string, for the records."""
+    prefix, _, name = model.partition("/")
+    if prefix == SIM_PROVIDER:
+        spec = sim_model(name)  # an unknown sim model is refused before anything runs
+        return spec.provider, spec.version
+    return (prefix, name) if name else ("litellm", model)
+
+
+def dev_condition(source: Condition, model: str | None = None) -> Condition:
+    """``source`` on its family's public dev split, with ``model`` (a litellm string) if given."""
+    data = source.model_dump()
+    data["task_family"]["split"] = DEV_SPLIT
+    if model is not None:
+        provider, version = _model_labels(model)
+        data["model"] = {"model": model, "version": version}
+        data["provider"] = provider
+    return Condition.model_validate(data)
+
+
+def dev_store(home: Path, spec: CycleSpec) -> TrialStore:
+    """The dev store for ``spec`` under ``home``. One per cycle and seed: trial seeds derive
+    from the cycle seed, but trial keys do not."""
+    home.mkdir(parents=True, exist_ok=True)
+    return TrialStore(home / f"dev-{spec.cycle}-{spec.seed}.sqlite")
+
+
+def run_dev(
+    bundle: Bundle,
+    spec: CycleSpec,
+    home: Path,
+    *,
+    model: str | None = None,
+    tasks_per_split: int | None = None,
+    k: int | None = None,
+    sandbox: str = "auto",
+    progress: Progress | None = None,
+) -> DevRun:
+    """Run ``bundle`` and the baseline on the dev split of ``spec``'s source condition.
+
+    Stored trials are not repeated, so a second run, or a run of an edited bundle, only runs
+    what is missing (the baseline is shared). Raises RunnerError if trials are missing after.
+    """
+    condition = dev_condition(spec.source, model)
+    fam = family(condition.task_family.family)
+    if DEV_SPLIT not in fam.splits:
+        raise RunnerError(
+            f"task family {fam.id!r} has no public {DEV_SPLIT!r} split",
+            "develop against a family that has one",
+        )
+    n, trials = tasks_per_split or spec.evaluation.tasks_per_split, k or spec.evaluation.k
+    batches = plan_phase(
+        cycle=spec.cycle,
+        cycle_seed=spec.seed,
+        phase="dev",
+        conditions=[condition],
+        bundles=[bundle],
+        tasks_per_split=n,
+        k=trials,
+    )
+    store = dev_store(home, spec)
+    execution = execute(store, batches, sandbox=sandbox, progress=progress)
+    planned = {t.key for b in batches for t in b.trials}
+    # The store also holds other bundles' and models' dev runs; only this plan's count.
+    records = tuple(r for r in store.records("dev") if r.key in planned)
+    accounting = account("dev", batches, list(records))
+    if not accounting.complete:
+        first = f"; first batch error: {execution.failed_batches[0]}"
+        raise RunnerError(
+            f"dev run incomplete: {accounting.missing} of {accounting.expected} trials missing"
+            + (first if execution.failed_batches else ""),
+            "run the same command again to resume; stored trials are not repeated",
+        )
+    return DevRun(
+        condition=condition,
+        bundle_hash=bundle.hash,
+        submission=f"{bundle.manifest.name}@{bundle.manifest.version}",
+        tasks_per_split=n,
+        k=trials,
+        store=store.path,
+        execution=execution,
+        accounting=accounting,
+        records=records,
+    )
