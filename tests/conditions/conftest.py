@@ -11,19 +11,19 @@ import yaml
 
 from conditions import Cycle, CycleSpec, CycleState
 
-DEFAULT_SPEC = Path(__file__).resolve().parents[2] / "benchmark" / "default_cycle.yaml"
+DEFAULT_SPEC = Path(__file__).resolve().parent / "fixtures" / "cycle.yaml"
 
 
 @pytest.fixture
 def default_data() -> dict[str, Any]:
-    """The embedded default spec as plain data, to edit in tests."""
+    """The pinned test spec (fixtures/cycle.yaml) as plain data, to edit in tests."""
     data: dict[str, Any] = yaml.safe_load(DEFAULT_SPEC.read_text())
     return data
 
 
 @pytest.fixture
 def default_spec() -> CycleSpec:
-    """The embedded default spec."""
+    """The pinned test spec (fixtures/cycle.yaml: 8 targets)."""
     return CycleSpec.load(DEFAULT_SPEC)
 
 

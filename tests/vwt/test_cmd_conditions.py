@@ -16,6 +16,8 @@ from conditions import Cycle, CycleState
 from vwt.cli import app
 
 runner = CliRunner()
+# A pinned spec (8 targets), so the embedded default can change without moving these counts.
+SPEC = str(Path(__file__).resolve().parents[1] / "conditions" / "fixtures" / "cycle.yaml")
 
 
 def vwt(*args: str) -> tuple[int, str]:
@@ -34,7 +36,7 @@ def _snapshot(root: Path) -> dict[str, str]:
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     home = tmp_path / "h"
-    assert vwt("cycle", "init", "--home", str(home))[0] == 0
+    assert vwt("cycle", "init", "--home", str(home), "--spec", SPEC)[0] == 0
     return home
 
 

@@ -86,7 +86,8 @@ def test_encrypted_key_from_the_prompt(tmp_path: Path, monkeypatch: pytest.Monke
 
 def test_status_shows_state_history_and_next_step(tmp_path: Path) -> None:
     home = str(tmp_path / "h")
-    vwt("cycle", "init", "--home", home)
+    spec = Path(__file__).resolve().parents[1] / "conditions" / "fixtures" / "cycle.yaml"
+    vwt("cycle", "init", "--home", home, "--spec", str(spec))
     vwt("conditions", "generate", "--home", home)
     vwt("conditions", "commit", "--home", home)
     code, out = vwt("cycle", "status", "--home", home)
@@ -104,7 +105,8 @@ def test_status_without_a_cycle(tmp_path: Path) -> None:
 
 def test_advance_moves_one_step_and_refuses_skips(tmp_path: Path) -> None:
     home = str(tmp_path / "h")
-    vwt("cycle", "init", "--home", home)
+    spec = Path(__file__).resolve().parents[1] / "conditions" / "fixtures" / "cycle.yaml"
+    vwt("cycle", "init", "--home", home, "--spec", str(spec))
     vwt("conditions", "generate", "--home", home)
     vwt("conditions", "commit", "--home", home)
     code, out = vwt("cycle", "advance", "frozen_run", "--home", home)
