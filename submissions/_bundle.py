@@ -67,6 +67,11 @@ class Bundle(BaseModel):
 
 def _read_artifact(root: Path, rel: str) -> str:
     path = root / rel
+    if not path.resolve().is_relative_to(root.resolve()):
+        raise SubmissionError(
+            f"{path}: resolves outside the bundle directory (through a symlink)",
+            "artifacts must be regular files inside the bundle",
+        )
     if path.is_symlink() or not path.is_file():
         raise SubmissionError(
             f"{path}: artifact listed in {MANIFEST_FILE} is missing or not a regular file",
