@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from benchmark import FAMILIES, family_for_env, served_interface
 from drift import (
     KINDS,
     DiffReport,
@@ -167,6 +168,44 @@ def diff_cmd(
         typer.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
         _print_report(report)
+
+
+def _builtin_file(version_id: str) -> VersionFile:
+    env_id = version_id.split("@", 1)[0]
+    served = served_interface(env_id, version_id)
+    return VersionFile(
+        version=served.version,
+        base=family_for_env(env_id).base_tools().to_mcp(),
+        tools=served.tools.to_mcp(),
+        digest=served.digest,
+        changelog=served.version.changelog(),
+    )
+
+
+@app.command("builtin")
+@user_errors
+def builtin_cmd(
+    version: Annotated[
+        str | None,
+        typer.Argument(help="A built-in version id, e.g. support-ops@2-units; omit to list all."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write the version file here (usable by show, diff, generate)."),
+    ] = None,
+) -> None:
+    """List the built-in interface versions the environments serve, or export one."""
+    if version is None:
+        for fam in FAMILIES.values():
+            for vid in fam.interface_versions():
+                _print_version(_builtin_file(vid))
+        return
+    vf = _builtin_file(version)
+    if out is None:
+        _print_version(vf)
+        return
+    _write(out, vf.model_dump_json(indent=2, by_alias=True) + "\n")
+    console.print(f"wrote {out}", highlight=False)
 
 
 @app.command("ops")
