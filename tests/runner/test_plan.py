@@ -1,0 +1,125 @@
+"""Planning: counts, unique keys, shared seeds, a baseline independent of the submissions."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import pytest
+
+from benchmark import default_cycle_spec_path, family
+from conditions import Condition, CycleSpec, plan_targets
+from runner import Batch, TrialSpec, plan_phase, trial_key
+from submissions import Bundle, reference_bundles
+
+SPEC = CycleSpec.load(default_cycle_spec_path())
+
+
+def _conditions(n: int = 3) -> list[Condition]:
+    return [SPEC.source] + [t.condition for t in plan_targets(SPEC).targets[: n - 1]]
+
+
+def _plan(bundles: list[Bundle] | None = None, **kw: Any) -> list[Batch]:
+    args: dict[str, Any] = {
+        "cycle": SPEC.cycle,
+        "cycle_seed": SPEC.seed,
+        "phase": "frozen",
+        "conditions": _conditions(),
+        "bundles": reference_bundles() if bundles is None else bundles,
+        "tasks_per_split": 5,
+        "k": 3,
+    }
+    return plan_phase(**{**args, **kw})
+
+
+def _trials(batches: list[Batch]) -> list[tuple[Batch, TrialSpec]]:
+    return [(b, t) for b in batches for t in b.trials]
+
+
+def test_counts_and_batch_sizes() -> None:
+    batches = _plan(batch_size=4)
+    conditions, arms = 3, len(reference_bundles()) + 1
+    assert len(_trials(batches)) == conditions * arms * 5 * 3
+    assert all(1 <= len(b.trials) <= 4 for b in batches)
+    per_cell: dict[tuple[str, str], int] = defaultdict(int)
+    for b in batches:
+        per_cell[(b.condition.id, b.arm + (b.bundle_hash or ""))] += len(b.trials)
+    assert len(per_cell) == conditions * arms and set(per_cell.values()) == {15}
+
+
+def test_keys_are_unique_and_are_the_hash_of_their_parts() -> None:
+    batches = _plan()
+    keys = [t.key for _, t in _trials(batches)]
+    assert len(set(keys)) == len(keys)
+    for b in batches:
+        for t in b.trials:
+            assert t.key == trial_key(
+                b.bundle_hash, b.condition.id, "frozen", b.arm, t.task_id, t.trial
+            )
+
+
+def test_phases_have_disjoint_keys() -> None:
+    frozen = {t.key for b in _plan() for t in b.trials}
+    adapted = {t.key for b in _plan(phase="adapted") for t in b.trials}
+    assert not frozen & adapted
+
+
+def test_model_seeds_are_shared_across_arms_and_conditions_but_not_trials() -> None:
+    seeds: dict[tuple[str, int], set[int]] = defaultdict(set)
+    for b in _plan():
+        for t in b.trials:
+            seeds[(t.task_id, t.trial)].add(t.seed)
+    assert all(len(s) == 1 for s in seeds.values())
+    distinct = {next(iter(s)) for s in seeds.values()}
+    assert len(distinct) == len(seeds)  # every (task, trial) draws its own noise
+
+
+def test_the_baseline_does_not_depend_on_the_submissions() -> None:
+    def baseline(batches: list[Batch]) -> list[tuple[str, int, str]]:
+        return [
+            (t.key, t.seed, b.artifacts_json)
+            for b in batches
+            if b.arm == "without"
+            for t in b.trials
+        ]
+
+    one, two = reference_bundles()[:1], reference_bundles()[1:]
+    assert baseline(_plan(one)) == baseline(_plan(two)) == baseline(_plan([]))
+    with_one = {t.key for b in _plan(one) if b.arm == "with" for t in b.trials}
+    with_all = {t.key for b in _plan() if b.arm == "with" for t in b.trials}
+    assert with_one < with_all  # adding submissions leaves the others' keys alone
+
+
+def test_batches_carry_what_the_worker_needs() -> None:
+    bundles = reference_bundles()
+    for b in _plan():
+        fam = family(b.condition.task_family.family)
+        assert b.split_seed == fam.split_seed(b.condition.task_family.split, SPEC.seed)
+        if b.arm == "without":
+            assert b.bundle_hash is None and b.submission is None
+            assert b.artifacts_json == '{"recipes":[],"skills":[]}'
+        else:
+            (bundle,) = [x for x in bundles if x.hash == b.bundle_hash]
+            assert b.submission == f"{bundle.manifest.name}@{bundle.manifest.version}"
+            assert b.artifacts_json == bundle.agent_artifacts().model_dump_json()
+
+
+def test_tasks_are_the_splits_first_n_and_grow_by_prefix() -> None:
+    small = [(t.task_id, t.task_index) for b in _plan(tasks_per_split=2, k=1) for t in b.trials]
+    large = [(t.task_id, t.task_index) for b in _plan(tasks_per_split=4, k=1) for t in b.trials]
+    assert set(small) < set(large)
+    assert {i for _, i in large} == {0, 1, 2, 3}
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_sealed_split_depends_on_the_cycle_seed_and_dev_does_not(seed: int) -> None:
+    dev = SPEC.source.model_copy(
+        update={"task_family": SPEC.source.task_family.model_copy(update={"split": "dev"})}
+    )
+
+    def ids(cycle_seed: int, condition: Condition) -> set[str]:
+        plan = _plan([], cycle_seed=cycle_seed, conditions=[condition], k=1)
+        return {t.task_id for b in plan for t in b.trials}
+
+    assert ids(seed, SPEC.source) != ids(seed + 10, SPEC.source)
+    assert ids(seed, dev) == ids(seed + 10, dev)
