@@ -18,8 +18,10 @@ from drift._semantics import NOTICE, modes, new_sentences
 from drift._tools import JSON, Tool, ToolSet
 
 
-def _change(tool: str, kind: str, label: Label, path: str, reason: str) -> Change:
-    return Change(tool=tool, kind=kind, drift_class=label, path=path, reason=reason)
+def _change(
+    tool: str, kind: str, label: Label, path: str, reason: str, was: str | None = None
+) -> Change:
+    return Change(tool=tool, kind=kind, drift_class=label, path=path, reason=reason, was=was)
 
 
 def _pair_leaves(old: dict[str, Leaf], new: dict[str, Leaf]) -> list[tuple[Leaf, Leaf]]:
@@ -60,7 +62,12 @@ class SchemaDiff:
         for o, n in _pair_leaves(old, new):
             self.matched_new.add(n.path)
             self.changes += [
-                c.model_copy(update={"path": f"{self.prefix}{c.path}"})
+                c.model_copy(
+                    update={
+                        "path": f"{self.prefix}{c.path}",
+                        "was": f"{self.prefix}{c.was}" if c.was else None,
+                    }
+                )
                 for c in leaf_changes(self.tool, o, n)
             ]
             old.pop(o.path)
@@ -175,6 +182,7 @@ def compare_tool(old: Tool, new: Tool) -> list[Change]:
                 "preserving",
                 "(tool)",
                 f"'{old.name}' is now '{new.name}'; same fields and purpose",
+                was=old.name,
             )
         )
     out += _description(new.name, old.description or "", new.description or "")

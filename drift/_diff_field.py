@@ -57,10 +57,17 @@ class FieldDiff:
         self.tool, self.old, self.new = tool, old, new
         self.changes: list[Change] = []
 
-    def add(self, kind: str, label: Label, reason: str) -> None:
+    def add(self, kind: str, label: Label, reason: str, was: str | None = None) -> None:
         """Record one change at the new field's path."""
         self.changes.append(
-            Change(tool=self.tool, kind=kind, drift_class=label, path=self.new.path, reason=reason)
+            Change(
+                tool=self.tool,
+                kind=kind,
+                drift_class=label,
+                path=self.new.path,
+                reason=reason,
+                was=was,
+            )
         )
 
     def run(self) -> list[Change]:
@@ -84,7 +91,12 @@ class FieldDiff:
         kind = "field_nested" if old.depth < new.depth else "field_flattened"
         if old.depth == new.depth:
             kind = "field_renamed"
-        self.add(kind, "preserving", f"'{old.path}' is now '{new.path}'; values keep their meaning")
+        self.add(
+            kind,
+            "preserving",
+            f"'{old.path}' is now '{new.path}'; values keep their meaning",
+            was=old.path,
+        )
 
     def _stated(self, kind: str, what: str, old: set[str], new: set[str]) -> bool:
         if old == new or not (old or new):

@@ -26,6 +26,11 @@ class Change(BaseModel):
         "prefix for tools merged into one), or '(tool)', '(description)', '(order)', '(fields)'."
     )
     reason: str = Field(description="Why the change got its label.")
+    was: str | None = Field(
+        default=None,
+        description="For renames and moves: the old tool name or field path. Not part of the "
+        "--json form.",
+    )
 
 
 class DiffReport(BaseModel):
@@ -44,4 +49,8 @@ class DiffReport(BaseModel):
 
     def to_json(self) -> dict[str, list[dict[str, str]]]:
         """The ``--json`` form: ``{"changes": [{"tool", "kind", "class", "path", "reason"}]}``."""
-        return {"changes": [c.model_dump(mode="json", by_alias=True) for c in self.changes]}
+        return {
+            "changes": [
+                c.model_dump(mode="json", by_alias=True, exclude={"was"}) for c in self.changes
+            ]
+        }

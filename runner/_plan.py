@@ -13,7 +13,8 @@ BATCH_SIZE = 48
 
 def _arms(bundles: list[Bundle]) -> list[tuple[Arm, Bundle | None]]:
     # The baseline arm is shared by every submission of a condition.
-    return [("without", None)] + [("with", b) for b in bundles]
+    arms: list[tuple[Arm, Bundle | None]] = [("without", None)]
+    return arms + [("with", b) for b in bundles]
 
 
 def plan_phase(

@@ -19,7 +19,7 @@ def trial_key(
     bundle_hash: str | None, condition_id: str, phase: str, arm: str, task_id: str, trial: int
 ) -> str:
     """The trial's identity: running the same key again is a no-op (resume = run what's missing)."""
-    parts = [bundle_hash or "", condition_id, phase, arm, task_id, trial]
+    parts: list[str | int] = [bundle_hash or "", condition_id, phase, arm, task_id, trial]
     return hashlib.sha256(rfc8785.dumps(parts)).hexdigest()
 
 

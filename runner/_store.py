@@ -66,7 +66,8 @@ class TrialStore:
 
     def keys(self, phase: str | None = None) -> set[str]:
         """Keys of stored trials (of one phase, if given)."""
-        sql, args = "SELECT key FROM trials", ()
+        sql = "SELECT key FROM trials"
+        args: tuple[str, ...] = ()
         if phase is not None:
             sql, args = sql + " WHERE phase = ?", (phase,)
         with self._connect() as db:
@@ -74,7 +75,8 @@ class TrialStore:
 
     def records(self, phase: str | None = None) -> list[TrialRecord]:
         """Stored trial records (of one phase, if given), in key order."""
-        sql, args = "SELECT record FROM trials", ()
+        sql = "SELECT record FROM trials"
+        args: tuple[str, ...] = ()
         if phase is not None:
             sql, args = sql + " WHERE phase = ?", (phase,)
         with self._connect() as db:

@@ -2,7 +2,7 @@
 
 from benchmark.harness._artifacts import AgentArtifacts, Recipe
 from benchmark.harness._loop import AgentRun, run_agent
-from benchmark.harness._runtime import interface_mismatch
+from benchmark.harness._runtime import InterfaceCheck, check_interface
 from benchmark.harness._skill_ir import InterfaceRequirement, SkillStep, SkillTriggers, TypedSkill
 from benchmark.harness._versions import HARNESSES, HarnessVersion, harness_version
 
@@ -11,12 +11,13 @@ __all__ = [
     "AgentArtifacts",
     "AgentRun",
     "HarnessVersion",
+    "InterfaceCheck",
     "InterfaceRequirement",
     "Recipe",
     "SkillStep",
     "SkillTriggers",
     "TypedSkill",
+    "check_interface",
     "harness_version",
-    "interface_mismatch",
     "run_agent",
 ]

@@ -15,7 +15,8 @@ from benchmark.harness._artifacts import (
     render_recipe,
     render_skill,
 )
-from benchmark.harness._runtime import interface_mismatch
+from benchmark.harness._runtime import check_interface
+from benchmark.harness._skill_ir import TypedSkill
 from benchmark.harness._versions import HarnessVersion
 from drift import ToolCall
 
@@ -34,6 +35,7 @@ class AgentRun(BaseModel):
     hit_turn_limit: bool = Field(default=False, description="Cut off at max_turns.")
     safe_stop: str | None = Field(default=None, description="Why the run stopped safely.")
     invalid: str | None = Field(default=None, description="Infrastructure failure, if any.")
+    notes: list[str] = Field(default_factory=list, description="What the skill runtime did.")
     usage: Usage = Field(default_factory=Usage, description="Model usage.")
     messages: list[dict[str, Any]] = Field(default_factory=list, description="The trace.")
 
@@ -87,12 +89,15 @@ class _Agent:
             ]
         return tools
 
-    def guard(self, skills: list[Any]) -> str | None:
-        for skill in skills:
-            reason = interface_mismatch(skill, self.served)
-            if reason:
-                return reason
-        return None
+    def guard(self, skill: TypedSkill) -> TypedSkill | None:
+        """The skill to use (rebound if the runtime could), or None after a safe stop."""
+        check = check_interface(skill, self.served)
+        if check.stop:
+            self.run.safe_stop = check.stop
+            return None
+        if check.note:
+            self.run.notes.append(check.note)
+        return check.skill
 
     def load_skill(self, args: dict[str, Any]) -> ToolResult:
         name = args.get("name")
@@ -101,10 +106,10 @@ class _Agent:
                 return ToolResult(content=render_recipe(recipe))
         for skill in self.skills:
             if skill.name == name:
-                reason = self.guard([skill])
-                if reason:
-                    self.run.safe_stop = reason
-                return ToolResult(content=render_skill(skill))
+                usable = self.guard(skill)
+                if usable is None:
+                    return ToolResult(content=f"error: {self.run.safe_stop}", is_error=True)
+                return ToolResult(content=render_skill(usable))
         return ToolResult(content=f"error: no skill named {name!r}", is_error=True)
 
     async def tool(self, tc: dict[str, Any]) -> ToolResult:
@@ -122,9 +127,10 @@ class _Agent:
     async def go(self) -> AgentRun:
         run = self.run
         if self.harness.skill_loading == "context":
-            run.safe_stop = self.guard(self.skills)
+            usable = [self.guard(s) for s in self.skills]
             if run.safe_stop:
                 return run
+            self.skills = [s for s in usable if s is not None]
         tools = self.tools()
         messages = run.messages
         messages += [

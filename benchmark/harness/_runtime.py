@@ -1,30 +1,114 @@
-"""The skill runtime's guard: a typed skill runs only on the interface it was written for."""
+"""The skill runtime's guard: a typed skill runs only on an interface it can vouch for."""
 
 from __future__ import annotations
 
-from benchmark.harness._skill_ir import TypedSkill
-from drift import ServedInterface
+from dataclasses import dataclass
+
+from benchmark.harness._skill_ir import InterfaceRequirement, SkillStep, TypedSkill
+from drift import Change, ServedInterface, ToolSet, classify
 
 
-def interface_mismatch(skill: TypedSkill, served: dict[str, ServedInterface]) -> str | None:
-    """Why ``skill`` must not run against the ``served`` interfaces (env id → served), or None.
+@dataclass(frozen=True)
+class InterfaceCheck:
+    """The runtime's verdict: the skill to use (maybe rebound), or why to stop."""
+
+    skill: TypedSkill | None
+    stop: str | None = None
+    note: str | None = None
+
+
+def _declared_mismatch(req: InterfaceRequirement, now: ServedInterface, name: str) -> str | None:
+    if now.version.label != req.version:
+        return (
+            f"skill {name!r} was written for {req.env} interface version {req.version}; "
+            f"the server announces {now.version.label}"
+        )
+    if now.digest != req.schema_digest:
+        return (
+            f"skill {name!r}: {req.env} interface {req.version} changed without a new version "
+            f"(schema digest {now.digest[:12]}…, expected {req.schema_digest[:12]}…)"
+        )
+    return None
+
+
+def _rebind(
+    skill: TypedSkill, req: InterfaceRequirement, now: ServedInterface, changes: list[Change]
+) -> TypedSkill:
+    tools = {c.was: c.tool for c in changes if c.kind == "tool_renamed" and c.was}
+    fields = {(c.tool, c.was): c.path for c in changes if c.kind == "field_renamed" and c.was}
+    steps = []
+    for step in skill.steps:
+        tool = tools.get(step.tool, step.tool)
+        args = {fields.get((tool, k), k): v for k, v in step.args.items()}
+        steps.append(SkillStep(tool=tool, args=args, note=step.note))
+    renamed = {old: new for (_, old), new in fields.items()}
+    requires = tuple(
+        InterfaceRequirement(
+            env=r.env,
+            version=now.version.label,
+            schema_digest=now.digest,
+            tools=tuple(now.tools.to_mcp()),
+        )
+        if r is req
+        else r
+        for r in skill.requires
+    )
+    return skill.model_copy(
+        update={
+            "steps": tuple(steps),
+            "permissions": tuple(tools.get(t, t) for t in skill.permissions),
+            "units": {renamed.get(k, k): v for k, v in skill.units.items()},
+            "requires": requires,
+        }
+    )
+
+
+def _classified(
+    skill: TypedSkill, req: InterfaceRequirement, now: ServedInterface, mismatch: str
+) -> InterfaceCheck:
+    assert req.tools is not None
+    report = classify(ToolSet.model_validate({"tools": req.tools}), now.tools)
+    renamed_tools = {c.was: c.tool for c in report.changes if c.kind == "tool_renamed" and c.was}
+    used = {renamed_tools.get(t, t) for t in skill.permissions}
+    relevant = [c for c in report.changes if c.tool in used]
+    for c in relevant:
+        moved = c.kind in ("field_nested", "field_flattened")
+        if c.drift_class != "preserving" or moved:
+            why = "cannot be rebound" if moved else c.drift_class
+            return InterfaceCheck(
+                skill=None,
+                stop=f"{mismatch}; {c.tool} {c.path}: {c.kind} ({why}): {c.reason}",
+            )
+    return InterfaceCheck(
+        skill=_rebind(skill, req, now, relevant),
+        note=f"{mismatch}; {len(relevant)} preserving change(s) to its tools, rebound",
+    )
+
+
+def check_interface(skill: TypedSkill, served: dict[str, ServedInterface]) -> InterfaceCheck:
+    """Whether ``skill`` may run against the ``served`` interfaces (env id → served).
 
     Declared drift changes the version label; undeclared drift keeps it but changes the digest.
-    Either way the skill stops safely instead of guessing.
+    Either way the skill stops safely, unless it asked to be rebound and carries the tools it
+    was written against: then the drift classifier decides, and only meaning-preserving changes
+    to the tools it uses are absorbed (renamed tools and fields are rebound).
     """
+    current, notes = skill, []
     for req in skill.requires:
         now = served.get(req.env)
         if now is None:
-            return f"skill {skill.name!r} needs environment {req.env!r}, which is not served"
-        if now.version.label != req.version:
-            return (
-                f"skill {skill.name!r} was written for {req.env} interface version "
-                f"{req.version}; the server announces {now.version.label}"
+            return InterfaceCheck(
+                skill=None, stop=f"skill {skill.name!r} needs environment {req.env!r}, not served"
             )
-        if now.digest != req.schema_digest:
-            return (
-                f"skill {skill.name!r}: {req.env} interface {req.version} changed without a "
-                f"new version (schema digest {now.digest[:12]}…, expected "
-                f"{req.schema_digest[:12]}…)"
-            )
-    return None
+        mismatch = _declared_mismatch(req, now, skill.name)
+        if mismatch is None:
+            continue
+        if skill.on_interface_change == "stop" or req.tools is None:
+            return InterfaceCheck(skill=None, stop=mismatch)
+        req_now = next(r for r in current.requires if r.env == req.env)
+        check = _classified(current, req_now, now, mismatch)
+        if check.skill is None:
+            return check
+        current = check.skill
+        notes.append(check.note or "")
+    return InterfaceCheck(skill=current, note="; ".join(notes) or None)

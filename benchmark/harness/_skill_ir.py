@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from drift import DriftError, parse_tool_list
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -19,11 +22,23 @@ class InterfaceRequirement(_Strict):
     env: str = Field(description="Environment id, e.g. 'support-ops'.")
     version: str = Field(description="Interface version label the server announces.")
     schema_digest: str = Field(description="SHA-256 of the canonical served tool list.")
+    tools: tuple[dict[str, Any], ...] | None = Field(
+        default=None,
+        description="The served tool list (MCP form) the skill was written against; lets the "
+        "runtime classify a changed interface instead of only noticing it.",
+    )
 
     @model_validator(mode="after")
     def _digest_is_hex(self) -> InterfaceRequirement:
         if not _HEX64.match(self.schema_digest):
             raise ValueError("schema_digest must be 64 lower-case hex characters")
+        if self.tools is not None:
+            try:
+                digest = parse_tool_list(list(self.tools), "requires.tools").digest()
+            except DriftError as e:
+                raise ValueError(str(e)) from None
+            if digest != self.schema_digest:
+                raise ValueError("requires.tools does not match schema_digest")
         return self
 
 
@@ -60,6 +75,12 @@ class TypedSkill(_Strict):
     )
     units: dict[str, str] = Field(default_factory=dict, description="Argument → unit.")
     verifier: str = Field(default="", description="Postcondition that shows success.")
+    on_interface_change: Literal["stop", "rebind_preserving"] = Field(
+        default="stop",
+        description="What the runtime does when the served interface is not the declared one: "
+        "stop safely, or — when the requirement carries its tools — rebind renamed tools and "
+        "fields if every change to the tools the skill uses preserves meaning, else stop.",
+    )
 
     @model_validator(mode="after")
     def _steps_within_permissions(self) -> TypedSkill:

@@ -263,14 +263,15 @@ def next_move(
             return mind.call("find_customer", {"email": intent.email})
         return Move(text="I could not find the order.")
     if intent.dollars is not None:
-        amount: int | None = round(intent.dollars * 100)
+        amount = round(intent.dollars * 100)
     else:
         details = _order_details(past)
         if details is None:
             return mind.call("get_order", {"order": order})
-        amount = _amount_from_order(intent, details)
-        if amount is None:
+        found = _amount_from_order(intent, details)
+        if found is None:
             return Move(text="I could not work out the amount to refund.")
+        amount = found
     if not profile.understood:
         amount = round(amount * 0.9)
     if not any(p.action == "refund" and p.ok for p in past):

@@ -26,14 +26,14 @@ class SimLLM(CustomLLM):
 
     def completion(
         self, model: str, messages: list[Any], *args: Any, **kwargs: Any
-    ) -> ModelResponse:  # type: ignore[override]
+    ) -> ModelResponse:
         spec = sim_model(model)
         params = kwargs.get("optional_params") or {}
         seed = int(params.get("seed") or 0)
         tools = params.get("tools") or []
         move = next_move(spec, seed, [dict(m) for m in messages], tools)
         response = ModelResponse(model=f"{PROVIDER}/{spec.name}", created=int(time.time()))
-        message = response.choices[0].message  # type: ignore[union-attr]
+        message = response.choices[0].message
         if move.tool is None:
             message.content = move.text
             response.choices[0].finish_reason = "stop"
@@ -58,7 +58,7 @@ class SimLLM(CustomLLM):
 
     async def acompletion(
         self, model: str, messages: list[Any], *args: Any, **kwargs: Any
-    ) -> ModelResponse:  # type: ignore[override]
+    ) -> ModelResponse:
         return self.completion(model, messages, *args, **kwargs)
 
 

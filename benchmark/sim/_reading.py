@@ -141,6 +141,20 @@ def _name_directives(ident: str, d: Directives) -> None:
                 d.field_names.setdefault((action, slot), ident)
 
 
+def _action_of(tool: str) -> str | None:
+    scores = {a: sum(lex.get(t, 0) for t in tokens(tool)) for a, lex in ACTIONS.items()}
+    best = max(scores, key=lambda a: scores[a])
+    return best if scores[best] >= 3 else None
+
+
+def _slot_of(action: str, field: str) -> str | None:
+    words = tokens(field)
+    for slot, lexicon in SLOTS[action].items():
+        if words and lexicon.get(words[0], 0) >= 3:
+            return slot
+    return None
+
+
 def _recipe_directives(lines: list[str], d: Directives) -> None:
     text = "\n".join(lines)
     low = text.lower()
@@ -170,8 +184,12 @@ def _skill_directives(raw: str, d: Directives) -> None:
     for step in steps:
         tool = str(step.get("tool", ""))
         _name_directives(tool, d)
+        action = _action_of(tool)
         for arg in step.get("args", {}) or {}:
-            _name_directives(str(arg), d)
+            # a structured step says exactly which tool each argument name belongs to
+            slot = _slot_of(action, str(arg)) if action else None
+            if action and slot:
+                d.field_names[(action, slot)] = str(arg)
         if "close" in tokens(tool):
             d.procedure = True
     if skill.get("codes"):

@@ -31,7 +31,7 @@ def base_tools() -> ToolSet:
                 title="Find customer",
                 description="Look up a customer by email. Returns the customer and order ids, "
                 "oldest first.",
-                inputSchema=_obj(
+                input_schema=_obj(
                     {"email": {"type": "string", "description": "Customer email address."}},
                     ["email"],
                 ),
@@ -41,13 +41,13 @@ def base_tools() -> ToolSet:
                 title="Get order",
                 description="Fetch an order: line items with unit prices in cents, shipping "
                 "fee in cents, total and amount already refunded.",
-                inputSchema=_obj({"order_id": order_id}, ["order_id"]),
+                input_schema=_obj({"order_id": order_id}, ["order_id"]),
             ),
             Tool(
                 name="issue_refund",
                 title="Issue refund",
                 description="Refund money to the customer's original payment method. Irreversible.",
-                inputSchema=_obj(
+                input_schema=_obj(
                     {
                         "order_id": order_id,
                         "amount_cents": {
@@ -68,7 +68,7 @@ def base_tools() -> ToolSet:
                 name="close_ticket",
                 title="Close ticket",
                 description="Close a support ticket with a resolution code.",
-                inputSchema=_obj(
+                input_schema=_obj(
                     {
                         "ticket_id": {
                             "type": "string",

@@ -1,6 +1,7 @@
 """The agent loop and the typed-skill runtime guard."""
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 
@@ -47,23 +48,60 @@ def _run(
     return asyncio.run(go())
 
 
-def test_declared_drift_stops_the_skill_before_any_model_call(tmp_path: Path) -> None:
+STRICT = SKILL.model_copy(update={"on_interface_change": "stop"})
+QUIET_RENAME = InterfaceVersion(
+    id="support-ops@1-quiet",
+    env="support-ops",
+    label="1",
+    parent="support-ops@1",
+    ops=(RenameField(tool="issue_refund", field="order_id", new_name="order_ref"),),
+)
+
+
+def _refund_args(run: AgentRun) -> dict:
+    for m in run.messages:
+        for tc in m.get("tool_calls") or []:
+            if tc["function"]["name"] == "issue_refund":
+                return json.loads(tc["function"]["arguments"])
+    raise AssertionError("no refund call")
+
+
+def test_changing_drift_stops_the_skill_before_any_model_call(tmp_path: Path) -> None:
+    served = served_interface("support-ops", "support-ops@2-units")
+    for skill in (SKILL, STRICT):
+        run = _run(
+            tmp_path / skill.on_interface_change,
+            served,
+            "harness-v1",
+            AgentArtifacts(skills=(skill,)),
+        )
+        assert run.turns == 0 and run.safe_stop and "announces 2" in run.safe_stop
+
+
+def test_the_classifier_names_the_changing_change(tmp_path: Path) -> None:
     served = served_interface("support-ops", "support-ops@2-units")
     run = _run(tmp_path, served, "harness-v1", AgentArtifacts(skills=(SKILL,)))
-    assert run.turns == 0 and run.safe_stop and "announces 2" in run.safe_stop
+    assert run.safe_stop and "unit_changed (changing)" in run.safe_stop
 
 
 def test_undeclared_drift_is_caught_by_the_schema_digest(tmp_path: Path) -> None:
-    quiet = InterfaceVersion(
-        id="support-ops@1-quiet",
-        env="support-ops",
-        label="1",
-        parent="support-ops@1",
-        ops=(RenameField(tool="issue_refund", field="order_id", new_name="order_ref"),),
-    )
-    served = ServedInterface(FAMILY.base_tools(), quiet)
-    run = _run(tmp_path, served, "harness-v1", AgentArtifacts(skills=(SKILL,)))
+    served = ServedInterface(FAMILY.base_tools(), QUIET_RENAME)
+    run = _run(tmp_path, served, "harness-v1", AgentArtifacts(skills=(STRICT,)))
     assert run.turns == 0 and run.safe_stop and "without a new version" in run.safe_stop
+
+
+def test_preserving_drift_is_rebound_and_the_run_proceeds(tmp_path: Path) -> None:
+    for i, served in enumerate(
+        (
+            ServedInterface(FAMILY.base_tools(), QUIET_RENAME),
+            served_interface("support-ops", "support-ops@2-rename"),
+        )
+    ):
+        run = _run(tmp_path / str(i), served, "harness-v1", AgentArtifacts(skills=(SKILL,)))
+        assert run.safe_stop is None and run.notes and "rebound" in run.notes[0]
+        renamed = "order_ref" if i == 0 else "order_number"
+        assert renamed in run.messages[0]["content"]  # the rebound skill is what the model sees
+        assert renamed in _refund_args(run)
 
 
 def test_matching_skill_is_in_the_context_and_the_run_completes(tmp_path: Path) -> None:
