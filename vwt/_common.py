@@ -9,6 +9,7 @@ from typing import Annotated, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from benchmark.errors import BenchmarkError
 from conditions.errors import ConditionsError
@@ -55,10 +56,12 @@ def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
         try:
             return fn(*args, **kwargs)
         except USER_ERRORS as e:
-            err_console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)
+            err_console.print(
+                f"[bold red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True
+            )
             hint = getattr(e, "hint", None)
             if hint:
-                err_console.print(f"[dim]hint:[/] {hint}", highlight=False, soft_wrap=True)
+                err_console.print(f"[dim]hint:[/] {escape(hint)}", highlight=False, soft_wrap=True)
             raise typer.Exit(EXIT_USER_ERROR) from None
 
     return wrapper

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from conditions import Cycle
 from reports import build_release, read_release, render_release, verify_release
@@ -33,8 +34,11 @@ def build(home: Home = DEFAULT_HOME) -> None:
     """
     path = build_release(Cycle.open(home))
     render_release(read_release(path).release, console)
-    console.print(f"release: {path}", highlight=False)
-    console.print(f"publish {path.parent}/; anyone can check it: vwt report verify {path.parent}")
+    console.print(f"release: {path}", markup=False)
+    console.print(
+        f"publish {path.parent}/; anyone can check it: vwt report verify {path.parent}",
+        markup=False,
+    )
 
 
 @app.command()
@@ -53,12 +57,12 @@ def show(
         return
     r = signed.release
     console.print(
-        f"release of cycle [bold]{r.cycle}[/], built {r.created_at}: {len(r.conditions)} "
+        f"release of cycle [bold]{r.cycle}[/], built {escape(r.created_at)}: {len(r.conditions)} "
         f"conditions, {len(r.submissions)} submissions, {r.n_trials} trials",
         highlight=False,
     )
     render_release(r, console, detail=detail)
-    console.print(f"[dim]not verified here: run `vwt report verify {path}`[/]", highlight=False)
+    console.print(f"[dim]not verified here: run `vwt report verify {escape(str(path))}`[/]")
 
 
 @app.command()
@@ -82,7 +86,7 @@ def verify(
     v = verify_release(path, key)
     console.print(
         f"OK: release of cycle {v.cycle} built {v.created_at}, signed by key {v.fingerprint}",
-        highlight=False,
+        markup=False,
     )
     console.print(
         f"commitment root {v.root} ({v.tree_size} conditions), {v.scope} reveal: "

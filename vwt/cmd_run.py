@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from benchmark import default_cycle_spec_path
 from conditions import Cycle, CycleSpec
@@ -58,7 +60,7 @@ def _print_run(execution: Execution, accounting: Accounting) -> None:
         f"{execution.ran} run now"
     )
     for error in execution.failed_batches:
-        console.print(f"[red]batch failed:[/] {error}", highlight=False)
+        console.print(f"[red]batch failed:[/] {escape(error)}", highlight=False)
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(accounting.outcomes.items()))
     console.print(
         f"{accounting.phase}: {accounting.observed} of {accounting.expected} trials recorded "
@@ -132,23 +134,26 @@ def _print_dev(run: DevRun, cell: Cell) -> None:
     c, m = run.condition, cell.metrics
     tools = ", ".join(f"{env}={v}" for env, v in sorted(c.tool_interface.items()))
     console.print(
-        f"[bold]{run.submission}[/] vs the no-artifact baseline on {c.id}: model "
-        f"{c.model.model} ({c.provider}), tools {tools}, {c.task_family.family}/"
-        f"{c.task_family.split}, {c.harness}; {run.tasks_per_split} tasks × k={run.k}",
+        f"[bold]{escape(run.submission)}[/] vs the no-artifact baseline on {c.id}: "
+        + escape(
+            f"model {c.model.model} ({c.provider}), tools {tools}, {c.task_family.family}/"
+            f"{c.task_family.split}, {c.harness}; {run.tasks_per_split} tasks × k={run.k}"
+        ),
         highlight=False,
     )
     table = Table("arm", "success", "critical / trials", "safe stops", "invalid", "pass^k")
     table.add_row(*_arm_row("baseline", m.score_without, cell, with_arm=False))
-    table.add_row(*_arm_row(run.submission, m.score_with, cell, with_arm=True))
+    table.add_row(*_arm_row(escape(run.submission), m.score_with, cell, with_arm=True))
     console.print(table)
     ci = m.gain_ci
     style = "red" if m.negative_transfer else ("green" if ci.lo > 0 else "")
-    console.print(
-        f"gain [{style}]{m.gain:+.2f}[/] [{ci.lo:+.2f}, {ci.hi:+.2f}] "
-        f"({m.confidence:.0%} CI, {m.bootstrap} resamples); sign test {m.sign_test.wins} wins, "
-        f"{m.sign_test.losses} losses, {m.sign_test.ties} ties; p(gain < 0) = {m.p_negative:.3g}",
-        highlight=False,
+    line = Text("gain ")
+    line.append(f"{m.gain:+.2f} [{ci.lo:+.2f}, {ci.hi:+.2f}]", style=style)
+    line.append(
+        f" ({m.confidence:.0%} CI, {m.bootstrap} resamples); sign test {m.sign_test.wins} wins, "
+        f"{m.sign_test.losses} losses, {m.sign_test.ties} ties; p(gain < 0) = {m.p_negative:.3g}"
     )
+    console.print(line)
     named = [
         ("negative transfer", m.negative_transfer),
         ("ceiling", m.ceiling),
@@ -163,7 +168,7 @@ def _print_dev(run: DevRun, cell: Cell) -> None:
     console.print(
         f"{run.execution.ran} trials run now, {run.execution.already_stored} reused from "
         f"{run.store}; {calls} model calls, {tokens} tokens in all",
-        highlight=False,
+        markup=False,
     )
 
 

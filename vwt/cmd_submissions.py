@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 from pydantic import ValidationError
+from rich.markup import escape
 from rich.table import Table
 
 from conditions import Cycle, fingerprint
@@ -64,18 +65,18 @@ def _write_text(path: Path, text: str) -> None:
 
 def _print_bundle(bundle: Bundle) -> None:
     m = bundle.manifest
-    console.print(f"[bold]{m.name}[/] version {m.version}", highlight=False)
+    console.print(f"[bold]{m.name}[/] version {escape(m.version)}", highlight=False)
     console.print(f"hash: {bundle.hash}", highlight=False)
     if m.description:
-        console.print(f"description: {m.description}", highlight=False)
+        console.print(f"description: {m.description}", highlight=False, markup=False)
     if m.developed_for:
-        console.print(f"developed for: {m.developed_for}", highlight=False)
+        console.print(f"developed for: {m.developed_for}", highlight=False, markup=False)
     if not m.artifacts:
         console.print("artifacts: none (a no-artifact submission)")
         return
     table = Table("kind", "name", "path", "bytes")
     for a in m.artifacts:
-        table.add_row(a.kind.value, a.name, a.path, str(len(bundle.files[a.path].encode())))
+        table.add_row(a.kind.value, a.name, escape(a.path), str(len(bundle.files[a.path].encode())))
     console.print(table)
 
 
@@ -97,11 +98,11 @@ def init(
     for rel in [MANIFEST_FILE, *(a.path for a in bundle.manifest.artifacts)]:
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source / rel, dest / rel)
-    console.print(f"copied reference submission {start.value} to {dest}", highlight=False)
+    console.print(f"copied reference submission {start.value} to {dest}", markup=False)
     console.print(
         f"next: edit {dest / MANIFEST_FILE} (name, version, authors) and the artifacts, try it "
         f"with `vwt run dev --submission {dest}`, then `vwt submissions pack {dest}`",
-        highlight=False,
+        markup=False,
     )
 
 
@@ -130,7 +131,9 @@ def pack(
         raise SubmissionError(f"{directory} is not a directory", "pack a bundle directory")
     bundle = load_bundle_dir(directory)
     target = write_bundle(bundle, out or _default_out(bundle))
-    console.print(f"packed {bundle.manifest.name}@{bundle.manifest.version} to {target}")
+    console.print(
+        f"packed {bundle.manifest.name}@{bundle.manifest.version} to {target}", markup=False
+    )
     console.print(f"hash: {bundle.hash}", highlight=False)
 
 
@@ -152,7 +155,7 @@ def submit_cmd(path: BundlePath, home: Home = DEFAULT_HOME) -> None:
     text = receipt.model_dump_json(indent=2)
     _write_text(out, text + "\n")
     typer.echo(text)
-    console.print(f"receipt written to {out}", highlight=False)
+    console.print(f"receipt written to {out}", markup=False)
 
 
 @app.command("list")
@@ -166,7 +169,7 @@ def list_(home: Home = DEFAULT_HOME) -> None:
     for bundle, entry in zip(bundles, entries, strict=True):
         kinds = ", ".join(f"{a.kind.value}:{a.name}" for a in bundle.manifest.artifacts) or "-"
         m = bundle.manifest
-        table.add_row(entry.ts, m.name, m.version, bundle.hash, kinds)
+        table.add_row(entry.ts, m.name, escape(m.version), bundle.hash, kinds)
     console.print(table)
     console.print(f"{len(bundles)} submissions to cycle {cycle.id} (state {cycle.state})")
 
@@ -219,5 +222,5 @@ def receipt(
     console.print(
         f"OK: {s.name}@{s.version} (bundle {s.bundle_hash}) received by cycle {s.cycle} at "
         f"{s.received_at}; signed by key {fingerprint(r.public_key)}",
-        highlight=False,
+        markup=False,
     )

@@ -1,0 +1,322 @@
+"""Release verification from the published files alone, and what each kind of tampering trips."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import rfc8785
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from benchmark import default_cycle_spec_path
+from conditions import Cycle, CycleSpec, CycleState, plan_targets
+from reports import (
+    RELEASE_FILE,
+    TRIALS_FILE,
+    ReleaseStatement,
+    ReportError,
+    build_release,
+    verify_release,
+)
+from runner import evaluation_conditions, plan_phase, store_for, trial_key
+from runner._worker import run_batch_async
+from submissions import reference_bundles, submit, submitted_bundles
+
+Json = dict[str, Any]
+
+
+def small_spec(cycle: str | None = None) -> CycleSpec:
+    """The embedded default at test size: 2 tasks, k = 2, 200 bootstrap resamples."""
+    data = CycleSpec.load(default_cycle_spec_path()).model_dump(mode="json")
+    data["evaluation"].update(tasks_per_split=2, k=2, bootstrap=200)
+    data["cycle"] = cycle or data["cycle"]
+    return CycleSpec.model_validate(data)
+
+
+def single_axis_targets(spec: CycleSpec) -> int:
+    """How many targets vary one axis: the fewest a cycle may commit to."""
+    return sum(n for stratum, n in plan_targets(spec).manifest.strata.items() if "+" not in stratum)
+
+
+def _run_frozen_in_process(cycle: Cycle) -> None:
+    # The worker in this process (local sandbox): the same records as on Ray, without Ray.
+    batches = plan_phase(
+        cycle=cycle.id,
+        cycle_seed=cycle.spec.seed,
+        phase="frozen",
+        conditions=evaluation_conditions(cycle),
+        bundles=submitted_bundles(cycle),
+        tasks_per_split=cycle.spec.evaluation.tasks_per_split,
+        k=cycle.spec.evaluation.k,
+    )
+
+    async def run_all() -> list[list[tuple[str, bytes]]]:
+        return await asyncio.gather(*(run_batch_async(b, "local", 4) for b in batches))
+
+    rows = asyncio.run(run_all())
+    store_for(cycle.home).insert(r for batch in rows for r in batch)
+
+
+def revealed_cycle(
+    home: Path, *, key_path: Path | None = None, cycle_id: str | None = None, run: bool = True
+) -> Cycle:
+    """A small cycle with the reference submissions run frozen (if ``run``), fully revealed."""
+    spec = small_spec(cycle_id)
+    cycle = Cycle.init(home, spec, key_path=key_path)
+    cycle.generate(single_axis_targets(spec))
+    cycle.commit()
+    cycle.transition(CycleState.open)
+    for bundle in reference_bundles():
+        submit(cycle, bundle)
+    cycle.transition(CycleState.frozen_run)
+    if run:
+        _run_frozen_in_process(cycle)
+    cycle.transition(CycleState.adaptation)
+    cycle.transition(CycleState.adapted_run)
+    cycle.reveal()
+    return cycle
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory: pytest.TempPathFactory) -> tuple[Cycle, Cycle]:
+    """A released cycle, and a revealed one of another cycle id signed with the same key."""
+    root = tmp_path_factory.mktemp("released")
+    key = root / "operator.pem"
+    cycle = revealed_cycle(root / "home", key_path=key)
+    build_release(cycle)
+    other = revealed_cycle(root / "other", key_path=key, cycle_id="other-cycle", run=False)
+    return cycle, other
+
+
+@pytest.fixture
+def pub(released: tuple[Cycle, Cycle], tmp_path: Path) -> Path:
+    """A fresh copy of the published directory, to tamper with."""
+    return Path(shutil.copytree(released[0].paths.public, tmp_path / "pub"))
+
+
+@pytest.fixture
+def cycle(released: tuple[Cycle, Cycle]) -> Cycle:
+    """The released cycle (its operator key signs re-signed tampering)."""
+    return released[0]
+
+
+def _load(pub: Path) -> Json:
+    data: Json = json.loads((pub / RELEASE_FILE).read_text())
+    return data
+
+
+def _save(pub: Path, data: Json) -> None:
+    (pub / RELEASE_FILE).write_text(json.dumps(data, indent=1))
+
+
+def _sign(statement: Json, sign: Callable[[bytes], bytes]) -> str:
+    canonical = rfc8785.dumps(ReleaseStatement.model_validate(statement).model_dump(mode="json"))
+    return base64.b64encode(sign(canonical)).decode()
+
+
+def _edit(pub: Path, edit: Callable[[Json], None], sign: Callable[[bytes], bytes] | None) -> None:
+    """Change the release statement; re-sign it with ``sign`` (a dishonest operator) if given."""
+    data = _load(pub)
+    edit(data["release"])
+    if sign is not None:
+        data["signature"] = _sign(data["release"], sign)
+    _save(pub, data)
+
+
+def _pin_trials(statement: Json, pub: Path) -> None:
+    trials = (pub / TRIALS_FILE).read_bytes()
+    statement["trials"]["sha256"] = hashlib.sha256(trials).hexdigest()
+    statement["n_trials"] = len(trials.splitlines())
+
+
+def _edit_trials(pub: Path, edit: Callable[[list[Json]], list[Json]]) -> None:
+    lines = [json.loads(x) for x in (pub / TRIALS_FILE).read_text().splitlines()]
+    (pub / TRIALS_FILE).write_bytes(b"".join(rfc8785.dumps(r) + b"\n" for r in edit(lines)))
+
+
+def _fails(pub: Path, pattern: str, key: str | None = None) -> None:
+    with pytest.raises(ReportError, match=pattern):
+        verify_release(pub, key)
+
+
+def test_the_published_release_verifies(pub: Path, cycle: Cycle) -> None:
+    v = verify_release(pub)
+    spec = cycle.spec
+    n_targets = single_axis_targets(spec)
+    assert (v.cycle, v.public_key, v.fingerprint) == (
+        cycle.id,
+        cycle.public_key_b64,
+        cycle.fingerprint,
+    )
+    assert (v.targets, v.tree_size, v.scope, v.submissions) == (n_targets, n_targets, "full", 3)
+    conditions, arms = n_targets + 1, 4
+    assert v.trials == conditions * arms * spec.evaluation.tasks_per_split * spec.evaluation.k
+    assert v.cells == conditions * 3
+    assert verify_release(pub / RELEASE_FILE, cycle.fingerprint) == v
+    assert verify_release(pub, cycle.public_key_b64).path == pub / RELEASE_FILE
+
+
+def test_a_pinned_key_must_be_the_signers(pub: Path) -> None:
+    _fails(pub, "not the expected operator key sha256:0000", key="sha256:0000")
+
+
+def _bump_gain(statement: Json) -> None:
+    statement["cells"][0]["metrics"]["gain"] += 0.25
+
+
+def test_an_altered_cell_breaks_the_signature(pub: Path) -> None:
+    _edit(pub, _bump_gain, sign=None)
+    _fails(pub, "release's signature does not verify")
+
+
+def test_an_altered_cell_signed_by_the_operator_is_caught_by_recomputing(
+    pub: Path, cycle: Cycle
+) -> None:
+    _edit(pub, _bump_gain, sign=cycle.sign)
+    _fails(pub, r"cell frozen/c-.* differs from the one recomputed .* first in 'gain'")
+
+
+def _flip_first_with_outcome(lines: list[Json]) -> list[Json]:
+    record = next(r for r in lines if r["arm"] == "with")
+    record["outcome"] = "failure" if record["outcome"] == "success" else "success"
+    return lines
+
+
+def test_an_altered_trial_outcome_breaks_the_pinned_hash(pub: Path) -> None:
+    _edit_trials(pub, _flip_first_with_outcome)
+    _fails(pub, "trials file .* does not match the SHA-256 pinned in the release")
+
+
+def test_an_altered_trial_with_its_hash_updated_breaks_the_signature(pub: Path) -> None:
+    _edit_trials(pub, _flip_first_with_outcome)
+    _edit(pub, lambda s: _pin_trials(s, pub), sign=None)
+    _fails(pub, "release's signature does not verify")
+
+
+def test_an_altered_trial_signed_by_the_operator_no_longer_makes_its_cell(
+    pub: Path, cycle: Cycle
+) -> None:
+    _edit_trials(pub, _flip_first_with_outcome)
+    _edit(pub, lambda s: _pin_trials(s, pub), sign=cycle.sign)
+    _fails(pub, "differs from the one recomputed from the trial records")
+
+
+def test_a_removed_trial_line(pub: Path, cycle: Cycle) -> None:
+    _edit_trials(pub, lambda lines: lines[1:])
+    _fails(pub, "does not match the SHA-256 pinned")
+
+    def pin_hash_only(s: Json) -> None:
+        n = s["n_trials"]
+        _pin_trials(s, pub)
+        s["n_trials"] = n
+
+    _edit(pub, pin_hash_only, sign=cycle.sign)
+    _fails(pub, r"holds \d+ trial records, the release says \d+")
+    _edit(pub, lambda s: _pin_trials(s, pub), sign=cycle.sign)
+    _fails(pub, "differs from the one recomputed")
+
+
+def test_a_duplicated_trial_line(pub: Path, cycle: Cycle) -> None:
+    _edit_trials(pub, lambda lines: [lines[0], *lines])
+    _edit(pub, lambda s: _pin_trials(s, pub), sign=cycle.sign)
+    _fails(pub, "is recorded twice")
+
+
+def test_a_trial_moved_to_an_unreleased_condition(pub: Path, cycle: Cycle) -> None:
+    def move(lines: list[Json]) -> list[Json]:
+        r = lines[0]
+        r["condition_id"] = "c-000000000000"
+        parts = (r["bundle_hash"], r["condition_id"], r["phase"], r["arm"], r["task_id"])
+        r["key"] = trial_key(*parts, r["trial"])
+        return lines
+
+    _edit_trials(pub, move)
+    _edit(pub, lambda s: _pin_trials(s, pub), sign=cycle.sign)
+    _fails(pub, "line 1 is for unreleased condition c-000000000000")
+
+
+def test_a_trial_whose_key_is_not_its_parts(pub: Path, cycle: Cycle) -> None:
+    def retarget(lines: list[Json]) -> list[Json]:
+        lines[0]["trial"] += 100
+        return lines
+
+    _edit_trials(pub, retarget)
+    _edit(pub, lambda s: _pin_trials(s, pub), sign=cycle.sign)
+    _fails(pub, "its key is not the hash of its parts")
+
+
+def _new_key() -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.generate()
+
+
+def _b64_public(key: Ed25519PrivateKey) -> str:
+    raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return base64.b64encode(raw).decode()
+
+
+def test_a_swapped_public_key_breaks_the_signature(pub: Path) -> None:
+    data = _load(pub)
+    data["public_key"] = _b64_public(_new_key())
+    _save(pub, data)
+    _fails(pub, "release's signature does not verify")
+
+
+def test_a_release_signed_by_another_key_is_not_the_committing_operators(pub: Path) -> None:
+    key = _new_key()
+    data = _load(pub)
+    data["public_key"] = _b64_public(key)
+    data["signature"] = _sign(data["release"], key.sign)
+    _save(pub, data)
+    _fails(pub, "signed by key sha256:.* but the commitment by key .* not the committing")
+
+
+def test_a_reveal_from_another_cycle(
+    pub: Path, cycle: Cycle, released: tuple[Cycle, Cycle]
+) -> None:
+    other = released[1].paths.reveal
+    shutil.copyfile(other, pub / "reveal.json")
+    _fails(pub, "reveal .* does not match the SHA-256 pinned")
+
+    def pin(s: Json) -> None:
+        s["reveal"]["sha256"] = hashlib.sha256(other.read_bytes()).hexdigest()
+
+    _edit(pub, pin, sign=cycle.sign)
+    _fails(pub, "commitment and reveal do not verify: the reveal is for cycle 'other-cycle'")
+
+
+def test_a_revealed_condition_left_out_of_the_release(pub: Path, cycle: Cycle) -> None:
+    def drop_last(s: Json) -> None:
+        gone = s["conditions"].pop()["id"]
+        s["cells"] = [c for c in s["cells"] if c["condition_id"] != gone]
+
+    _edit(pub, drop_last, sign=cycle.sign)
+    _fails(pub, "revealed conditions missing from the release: c-")
+
+
+def test_a_mislabelled_condition(pub: Path, cycle: Cycle) -> None:
+    _edit(pub, lambda s: s["conditions"][1].update(varied=[]), sign=cycle.sign)
+    _fails(pub, "released condition c-.* is mislabelled")
+
+
+def test_a_pinned_file_outside_the_release_directory(pub: Path, cycle: Cycle) -> None:
+    _edit(pub, lambda s: s["trials"].update(name="../trials.jsonl"), sign=cycle.sign)
+    _fails(pub, "not a plain file name")
+
+
+def test_a_missing_file(pub: Path) -> None:
+    (pub / TRIALS_FILE).unlink()
+    _fails(pub, "trials file .* cannot be read")
+
+
+def test_a_malformed_or_missing_release(pub: Path, tmp_path: Path) -> None:
+    (pub / RELEASE_FILE).write_text('{"release": {}}')
+    _fails(pub, "is malformed: release.v|is malformed: release.cycle")
+    _fails(tmp_path / "nowhere", "cannot read release")

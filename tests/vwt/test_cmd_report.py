@@ -1,0 +1,99 @@
+"""`vwt report`: build, show and verify a release, through the CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from conditions import Cycle, CycleState
+from reports import RELEASE_FILE, SignedRelease
+from tests.reports.test_verify import revealed_cycle
+from vwt.cli import app
+
+runner = CliRunner()
+
+
+def vwt(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, list(args), env={"COLUMNS": "250"})
+    return result.exit_code, result.output
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Cycle, str]:
+    """A small revealed cycle released with `vwt report build`, and that command's output."""
+    cycle = revealed_cycle(tmp_path_factory.mktemp("report") / "home")
+    code, out = vwt("report", "build", "--home", str(cycle.home))
+    assert code == 0, out
+    return cycle, out
+
+
+def test_build_signs_publishes_renders_and_releases(built: tuple[Cycle, str]) -> None:
+    cycle, out = built
+    release = cycle.paths.public / RELEASE_FILE
+    assert release.is_file() and (cycle.paths.public / "trials.jsonl").is_file()
+    assert "Transfer matrix — frozen" in out and f"release: {release}" in out
+    assert f"vwt report verify {cycle.paths.public}" in out
+    assert Cycle.open(cycle.home).state == CycleState.released
+
+
+def test_build_needs_a_revealed_cycle(tmp_path: Path) -> None:
+    assert vwt("cycle", "init", "--home", str(tmp_path / "h"))[0] == 0
+    code, out = vwt("report", "build", "--home", str(tmp_path / "h"))
+    assert code == 2 and "cannot build the release" in out and "'draft'" in out
+    assert not (tmp_path / "h" / "public" / RELEASE_FILE).exists()
+
+
+def test_show_renders_and_says_it_did_not_verify(built: tuple[Cycle, str]) -> None:
+    cycle, _ = built
+    code, out = vwt("report", "show", str(cycle.paths.public / RELEASE_FILE))
+    assert code == 0, out
+    assert f"release of cycle {cycle.id}" in out and "Transfer matrix — frozen" in out
+    assert "not verified here" in out and "typed-skill@1 — frozen" not in out
+    code, out = vwt("report", "show", str(cycle.paths.public), "--detail")
+    assert code == 0 and "typed-skill@1 — frozen" in out and "pass^k" in out
+
+
+def test_show_json_is_the_release(built: tuple[Cycle, str]) -> None:
+    cycle, _ = built
+    code, out = vwt("report", "show", str(cycle.paths.public), "--json")
+    assert code == 0
+    on_disk = SignedRelease.model_validate_json((cycle.paths.public / RELEASE_FILE).read_text())
+    assert SignedRelease.model_validate(json.loads(out)) == on_disk
+
+
+def test_show_a_missing_release(tmp_path: Path) -> None:
+    code, out = vwt("report", "show", str(tmp_path / "release.json"))
+    assert code == 2 and "cannot read release" in out
+
+
+def test_verify_passes_on_the_published_directory(built: tuple[Cycle, str]) -> None:
+    cycle, _ = built
+    code, out = vwt("report", "verify", str(cycle.paths.public), "--key", cycle.fingerprint)
+    assert code == 0, out
+    assert f"OK: release of cycle {cycle.id}" in out and cycle.fingerprint in out
+    assert "cells recomputed from them match the release exactly" in out
+
+
+def test_verify_fails_on_tampering_and_changes_nothing(
+    built: tuple[Cycle, str], tmp_path: Path
+) -> None:
+    cycle, _ = built
+    pub = Path(shutil.copytree(cycle.paths.public, tmp_path / "pub"))
+    data = json.loads((pub / RELEASE_FILE).read_text())
+    data["release"]["cells"][0]["metrics"]["score_with"] -= 0.5
+    (pub / RELEASE_FILE).write_text(json.dumps(data))
+    before = {p.name: p.read_bytes() for p in pub.iterdir()}
+    code, out = vwt("report", "verify", str(pub))
+    assert code == 2
+    assert "error: the release's signature does not verify" in out and "hint:" in out
+    assert {p.name: p.read_bytes() for p in pub.iterdir()} == before
+
+
+def test_verify_with_the_wrong_key(built: tuple[Cycle, str]) -> None:
+    cycle, _ = built
+    code, out = vwt("report", "verify", str(cycle.paths.public), "--key", "sha256:feed")
+    assert code == 2 and "not the expected operator key sha256:feed" in out
