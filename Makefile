@@ -14,11 +14,11 @@ $(BIN)/python:
 
 # Reinstall when the project metadata changes.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e . --config-settings editable_mode=compat
+	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@ $(VENV)/.installed
 
 demo: $(VENV)/.installed

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-
-os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+from pathlib import Path
 
 import pytest
 
 from tests import _netguard
+
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+# Ray workers inherit the environment: let them import tests._netguard for their setup hook.
+_ROOT = str(Path(__file__).resolve().parents[1])
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p)
 
 _netguard.install()
 
