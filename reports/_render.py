@@ -32,7 +32,7 @@ def _axis_change(axis: str, source: Condition, target: Condition) -> str:
         return "tools " + ",".join(changed)
     if axis == "task_family":
         return f"family {target.task_family.family}/{target.task_family.split}"
-    return f"harness {target.harness}"
+    return "harness " + target.harness.removeprefix("harness-")
 
 
 def condition_label(c: ReleasedCondition, source: Condition) -> str:
