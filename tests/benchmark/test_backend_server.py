@@ -1,36 +1,19 @@
 """The JSON-lines backend server and its multiplexing client."""
 
 import asyncio
-import sys
 from pathlib import Path
 
 import pytest
 
-from benchmark import (
-    BackendCallError,
-    BackendProcess,
-    BackendUnavailable,
-    backend_argv,
-    backend_files,
-    family,
-)
+from benchmark import BackendCallError, BackendProcess, BackendUnavailable, family
+from tests.benchmark._helpers import start_backend
 
 FAMILY = family("support_ops")
 TASK = FAMILY.tasks("sealed", 1, 5)[0]
 
 
 async def _start(tmp_path: Path) -> BackendProcess:
-    for target, host in backend_files(FAMILY).items():
-        dest = tmp_path / target
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_bytes(host.read_bytes())
-    proc = await asyncio.create_subprocess_exec(
-        *backend_argv([sys.executable, "-I", "-S"]),
-        cwd=tmp_path,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-    )
-    return BackendProcess(proc)
+    return await start_backend(FAMILY, tmp_path)
 
 
 def test_sessions_are_isolated_and_calls_round_trip(tmp_path: Path) -> None:

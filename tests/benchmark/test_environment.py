@@ -2,18 +2,16 @@
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 
 from benchmark import (
     BackendProcess,
     TrialEnvironment,
-    backend_argv,
-    backend_files,
     family,
     served_interface,
 )
 from drift import ToolCall
+from tests.benchmark._helpers import start_backend
 
 FAMILY = family("support_ops")
 TASK = FAMILY.tasks("sealed", 1, 21)[0]
@@ -21,16 +19,7 @@ REFUND = TASK.reference_calls[0]
 
 
 async def _env(tmp_path: Path, version: str) -> tuple[TrialEnvironment, BackendProcess]:
-    for target, host in backend_files(FAMILY).items():
-        (tmp_path / target).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / target).write_bytes(host.read_bytes())
-    proc = await asyncio.create_subprocess_exec(
-        *backend_argv([sys.executable, "-I", "-S"]),
-        cwd=tmp_path,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-    )
-    backend = BackendProcess(proc)
+    backend = await start_backend(FAMILY, tmp_path)
     env = TrialEnvironment(FAMILY, TASK, served_interface("support-ops", version), backend, "s")
     await env.start()
     return env, backend

@@ -2,20 +2,17 @@
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 
 from benchmark import (
-    BackendProcess,
     TrialEnvironment,
-    backend_argv,
-    backend_files,
     family,
     served_interface,
 )
 from benchmark.harness import AgentArtifacts, AgentRun, TypedSkill, harness_version, run_agent
 from drift import InterfaceVersion, RenameField, ServedInterface
 from submissions import reference_dir
+from tests.benchmark._helpers import start_backend
 
 FAMILY = family("support_ops")
 TASK = FAMILY.tasks("sealed", 1, 4)[0]
@@ -28,16 +25,7 @@ def _run(
     tmp_path: Path, served: ServedInterface, harness: str, artifacts: AgentArtifacts, seed: int = 0
 ) -> AgentRun:
     async def go() -> AgentRun:
-        for target, host in backend_files(FAMILY).items():
-            (tmp_path / target).parent.mkdir(parents=True, exist_ok=True)
-            (tmp_path / target).write_bytes(host.read_bytes())
-        proc = await asyncio.create_subprocess_exec(
-            *backend_argv([sys.executable, "-I", "-S"]),
-            cwd=tmp_path,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-        )
-        backend = BackendProcess(proc)
+        backend = await start_backend(FAMILY, tmp_path)
         env = TrialEnvironment(FAMILY, TASK, served, backend, "t")
         await env.start()
         try:
