@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-from rich.table import Table
+from rich.table import Column, Table
 from rich.text import Text
 
 from benchmark import default_cycle_spec_path
@@ -141,7 +141,8 @@ def _print_dev(run: DevRun, cell: Cell) -> None:
         ),
         highlight=False,
     )
-    table = Table("arm", "success", "critical / trials", "safe stops", "invalid", "pass^k")
+    arm = Column("arm", no_wrap=True)  # the submission's name is what users look for
+    table = Table(arm, "success", "critical / trials", "safe stops", "invalid", "pass^k")
     table.add_row(*_arm_row("baseline", m.score_without, cell, with_arm=False))
     table.add_row(*_arm_row(escape(run.submission), m.score_with, cell, with_arm=True))
     console.print(table)
