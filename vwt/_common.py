@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
 from benchmark.errors import BenchmarkError
 from conditions.errors import ConditionsError
@@ -65,3 +67,18 @@ def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
             raise typer.Exit(EXIT_USER_ERROR) from None
 
     return wrapper
+
+
+@contextmanager
+def trial_progress() -> Iterator[Callable[[int, int], None]]:
+    """A transient progress bar; yields the callback the runner reports (done, total) to."""
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        job = bar.add_task("trials", total=None)
+        yield lambda done, total: bar.update(job, completed=done, total=total)

@@ -7,11 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
 from reports import render_release
 from runner import SandboxKind
-from vwt._common import console, user_errors
+from vwt._common import console, trial_progress, user_errors
 from vwt._demo import demo_spec, run_demo
 
 DEMO_HOME = Path(".vwt-demo")
@@ -48,15 +47,7 @@ def demo(
     """
     started = time.perf_counter()
     spec = demo_spec(tasks, k, bootstrap)
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
-        job = bar.add_task("trials", total=None)
+    with trial_progress() as progress:
         result = run_demo(
             home,
             spec,
@@ -64,7 +55,7 @@ def demo(
             max_conditions=max_conditions,
             sandbox=sandbox.value,
             say=lambda msg: console.print(f"[green]✓[/] {msg}", highlight=False),
-            progress=lambda done, total: bar.update(job, completed=done, total=total),
+            progress=progress,
         )
     render_release(result.release.release, console)
     console.print(f"commitment: {result.commitment}")

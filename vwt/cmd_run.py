@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Column, Table
 from rich.text import Text
 
@@ -17,7 +14,7 @@ from benchmark import default_cycle_spec_path
 from conditions import Cycle, CycleSpec
 from reports import Cell, build_matrix
 from runner import Accounting, DevRun, Execution, SandboxKind, run_dev, run_phase
-from vwt._common import DEFAULT_HOME, Home, console, user_errors
+from vwt._common import DEFAULT_HOME, Home, console, trial_progress, user_errors
 from vwt.cmd_submissions import load_bundle
 
 app = typer.Typer(
@@ -38,20 +35,6 @@ Tasks = Annotated[
 Trials = Annotated[
     int | None, typer.Option("--k", min=1, help="Trials per task and arm (default: the spec's).")
 ]
-
-
-@contextmanager
-def _progress_bar() -> Iterator[Callable[[int, int], None]]:
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
-        job = bar.add_task("trials", total=None)
-        yield lambda done, total: bar.update(job, completed=done, total=total)
 
 
 def _print_run(execution: Execution, accounting: Accounting) -> None:
@@ -82,7 +65,7 @@ def _phase(
     k: int | None,
 ) -> None:
     cycle = Cycle.open(home)
-    with _progress_bar() as progress:
+    with trial_progress() as progress:
         execution, accounting = run_phase(
             cycle, phase, sandbox=sandbox.value, tasks_per_split=tasks, k=k, progress=progress
         )
@@ -217,7 +200,7 @@ def dev(
     """
     bundle = load_bundle(submission)
     spec = CycleSpec.load(spec_path if spec_path is not None else default_cycle_spec_path())
-    with _progress_bar() as progress:
+    with trial_progress() as progress:
         run = run_dev(
             bundle,
             spec,
