@@ -37,6 +37,8 @@ def run_phase(
 ) -> tuple[Execution, Accounting]:
     """Run every submitted bundle and the baseline in the source and all targets.
 
+    The adapted phase is recorded empty: nothing adapts bundles yet.
+
     Fails closed: if any planned trial has no record afterwards, raises RunnerError (run it
     again to resume: stored trials are not repeated).
     """
@@ -44,6 +46,14 @@ def run_phase(
     if state is None:
         raise RunnerError(f"phase {phase!r} is not a cycle phase", "use 'frozen' or 'adapted'")
     cycle.require_state(state, action=f"run the {phase} evaluation")
+    if phase == "adapted":
+        # No adaptation procedure exists yet, so there is no adapted bundle: record an empty
+        # phase rather than re-running the frozen bundles under another name.
+        empty = account(phase, [], [])
+        cycle.ledger.append(
+            "run.adapted", {**empty.model_dump(mode="json"), "note": "no adapted bundles"}
+        )
+        return Execution(planned=0, already_stored=0, ran=0), empty
     bundles = submitted_bundles(cycle)
     if not bundles:
         raise RunnerError(f"cycle {cycle.id} has no submissions", "submit bundles while open")

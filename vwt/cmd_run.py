@@ -97,9 +97,10 @@ def adapted(
     tasks: Tasks = None,
     k: Trials = None,
 ) -> None:
-    """Run the submitted bundles and the baseline again as the adapted phase.
+    """Run the adapted phase (cycle in state adapted_run).
 
-    Needs the cycle in state adapted_run. Resumes like `vwt run frozen`.
+    No adaptation procedure exists yet, so there are no adapted bundles: the phase is
+    recorded empty in the ledger and nothing runs.
     """
     _phase("adapted", home, sandbox, tasks, k)
 

@@ -114,3 +114,18 @@ def test_run_dev_with_a_spec_file(ray_runtime: None, tmp_path: Path) -> None:
     n = spec.evaluation.tasks_per_split * spec.evaluation.k
     assert f"{2 * n} trials run now" in out
     assert load_bundle_dir(reference_dir("no-artifacts")).manifest.name in out
+
+
+def test_adapted_phase_is_recorded_empty_while_nothing_adapts(tmp_path: Path) -> None:
+    from benchmark import default_cycle_spec_path
+    from conditions import Cycle, CycleSpec, CycleState
+
+    cycle = Cycle.init(tmp_path / "h", CycleSpec.load(default_cycle_spec_path()))
+    cycle.generate(5)
+    cycle.commit()
+    for state in ("open", "frozen_run", "adaptation", "adapted_run"):
+        cycle.transition(CycleState(state))
+    code, out = vwt("run", "adapted", "--home", str(cycle.home))
+    assert code == 0 and "0 of 0 trials recorded" in out, out
+    entry = cycle.ledger.last("run.adapted")
+    assert entry is not None and entry.payload["note"] == "no adapted bundles"
