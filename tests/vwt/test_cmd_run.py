@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from conditions import Cycle, CycleState
+from benchmark import default_cycle_spec_path
+from conditions import Cycle, CycleSpec, CycleState
 from runner import store_for
 from submissions import load_bundle_dir, reference_bundles, reference_dir, submit
 from tests.reports.test_verify import single_axis_targets, small_spec
@@ -117,9 +118,6 @@ def test_run_dev_with_a_spec_file(ray_runtime: None, tmp_path: Path) -> None:
 
 
 def test_adapted_phase_is_recorded_empty_while_nothing_adapts(tmp_path: Path) -> None:
-    from benchmark import default_cycle_spec_path
-    from conditions import Cycle, CycleSpec, CycleState
-
     cycle = Cycle.init(tmp_path / "h", CycleSpec.load(default_cycle_spec_path()))
     cycle.generate(5)
     cycle.commit()
