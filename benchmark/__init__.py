@@ -1,5 +1,11 @@
 """Task families, environments, verifiers, the drift oracle, the harness and the sim models."""
 
+import os
+
+# litellm (imported lazily, on the first model call) fetches a price map at import unless
+# told not to; vwt works offline.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
 from benchmark._backend_client import (
     BackendCallError,
     BackendProcess,

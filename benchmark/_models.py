@@ -3,28 +3,35 @@
 from __future__ import annotations
 
 import asyncio
-import os
+import functools
 import time
+from types import ModuleType
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
-import litellm
-
 from benchmark.sim import register_sim_provider
 
-register_sim_provider()
 
-_RETRIABLE = (
-    litellm.exceptions.APIConnectionError,
-    litellm.exceptions.APIError,
-    litellm.exceptions.InternalServerError,
-    litellm.exceptions.RateLimitError,
-    litellm.exceptions.ServiceUnavailableError,
-    litellm.exceptions.Timeout,
-)
+@functools.cache
+def _litellm() -> ModuleType:
+    """litellm, imported on first use (the import takes seconds) with the sim provider on."""
+    import litellm
+
+    register_sim_provider()
+    return litellm
+
+
+def _retriable(litellm: ModuleType) -> tuple[type[Exception], ...]:
+    e = litellm.exceptions
+    return (
+        e.APIConnectionError,
+        e.APIError,
+        e.InternalServerError,
+        e.RateLimitError,
+        e.ServiceUnavailableError,
+        e.Timeout,
+    )
 
 
 class ModelCallFailed(Exception):
@@ -60,6 +67,8 @@ async def complete(
     usage: Usage,
 ) -> dict[str, Any]:
     """One chat completion with tools; returns the assistant message as a plain dict."""
+    litellm = _litellm()
+    retriable = _retriable(litellm)
     delay = 0.05
     for attempt in range(retries + 1):
         start = time.perf_counter()
@@ -67,7 +76,7 @@ async def complete(
             response = await litellm.acompletion(
                 model=model, messages=messages, tools=tools or None, seed=seed, temperature=0
             )
-        except _RETRIABLE as e:
+        except retriable as e:
             if attempt == retries:
                 raise ModelCallFailed(f"{model}: {type(e).__name__}: {e}") from e
             await asyncio.sleep(delay)

@@ -3,7 +3,14 @@
 Sim models exist to exercise the framework offline. Their numbers say nothing about real models.
 """
 
-from benchmark.sim._catalogue import SIM_MODELS, SimModelSpec, sim_model
-from benchmark.sim._provider import PROVIDER, register_sim_provider
+from benchmark.sim._catalogue import PROVIDER, SIM_MODELS, SimModelSpec, sim_model
+
+
+def register_sim_provider() -> None:
+    """Make ``sim/<model>`` strings resolvable by litellm (idempotent; imports litellm)."""
+    from benchmark.sim._provider import register
+
+    register()
+
 
 __all__ = ["PROVIDER", "SIM_MODELS", "SimModelSpec", "register_sim_provider", "sim_model"]

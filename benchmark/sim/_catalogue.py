@@ -10,6 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark.errors import BenchmarkError
 
+PROVIDER = "sim"
+"""The litellm provider prefix of sim models: ``sim/<name>``."""
 RECIPE_FORMATS = ("numbered", "bullets", "headings", "tables")
 
 

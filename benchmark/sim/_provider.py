@@ -10,10 +10,8 @@ import litellm
 from litellm import CustomLLM, ModelResponse
 from litellm.types.utils import ChatCompletionMessageToolCall, Function, Usage
 
-from benchmark.sim._catalogue import SIM_MODELS, sim_model
+from benchmark.sim._catalogue import PROVIDER, SIM_MODELS, sim_model
 from benchmark.sim._policy import next_move
-
-PROVIDER = "sim"
 
 
 def _approx_tokens(obj: Any) -> int:
@@ -65,7 +63,7 @@ class SimLLM(CustomLLM):
 _HANDLER = SimLLM()
 
 
-def register_sim_provider() -> None:
+def register() -> None:
     """Make ``sim/<model>`` strings resolvable by litellm (idempotent), at zero cost."""
     entries = [e for e in litellm.custom_provider_map if e.get("provider") != PROVIDER]
     litellm.custom_provider_map = [*entries, {"provider": PROVIDER, "custom_handler": _HANDLER}]

@@ -7,10 +7,11 @@ from typing import Any
 import litellm
 import pytest
 
-import benchmark  # noqa: F401  (registers the sim provider)
 from benchmark import family, served_interface
-from benchmark.sim import sim_model
+from benchmark.sim import register_sim_provider, sim_model
 from benchmark.sim._policy import draw_profile
+
+register_sim_provider()
 
 TASK = family("support_ops").tasks("sealed", 4, 3)[0]  # duplicate charge: amount in the text
 CENTS = TASK.reference_calls[0].arguments["amount_cents"]
