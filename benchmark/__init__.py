@@ -13,6 +13,7 @@ from benchmark._backend_client import (
     backend_argv,
     backend_files,
 )
+from benchmark._check import check_cycle_spec
 from benchmark._environment import ToolResult, TrialEnvironment
 from benchmark._models import ModelCallFailed, Usage, complete
 from benchmark._oracle import CriticalFlag, check_call
@@ -22,16 +23,19 @@ from benchmark._registry import (
     family,
     family_for_env,
     interface_version,
+    serve,
     served_interface,
 )
 from benchmark._task import Family, Task, VerifierResult, stable_int
 from benchmark._trial import Outcome, TrialResult, classify, run_trial
+from benchmark.errors import BenchmarkError
 
 __all__ = [
     "FAMILIES",
     "BackendCallError",
     "BackendProcess",
     "BackendUnavailable",
+    "BenchmarkError",
     "CriticalFlag",
     "Family",
     "ModelCallFailed",
@@ -45,6 +49,7 @@ __all__ = [
     "backend_argv",
     "backend_files",
     "check_call",
+    "check_cycle_spec",
     "classify",
     "complete",
     "default_cycle_spec_path",
@@ -52,6 +57,7 @@ __all__ = [
     "family_for_env",
     "interface_version",
     "run_trial",
+    "serve",
     "served_interface",
     "stable_int",
 ]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
 
 from benchmark._task import Family
 from benchmark.errors import BenchmarkError
 from benchmark.support_ops import SupportOps
-from drift import InterfaceVersion, ServedInterface
+from drift import DriftError, InterfaceVersion, ServedInterface
 
 FAMILIES: dict[str, Family] = {f.id: f for f in (SupportOps(),)}
 
@@ -30,22 +31,40 @@ def family_for_env(env_id: str) -> Family:
     raise BenchmarkError(f"no built-in environment {env_id!r}")
 
 
-def interface_version(env_id: str, version_id: str) -> InterfaceVersion:
-    """The built-in interface version ``version_id`` of environment ``env_id``."""
-    versions = family_for_env(env_id).interface_versions()
+def interface_version(
+    env_id: str, version_id: str, extra: Sequence[InterfaceVersion] = ()
+) -> InterfaceVersion:
+    """Interface version ``version_id`` of ``env_id``: built in, or one of ``extra`` (a cycle's
+    own versions, e.g. from ``vwt drift generate``)."""
+    versions = {
+        **family_for_env(env_id).interface_versions(),
+        **{v.id: v for v in extra if v.env == env_id},
+    }
     if version_id not in versions:
         raise BenchmarkError(
             f"unknown interface version {version_id!r} for {env_id!r}",
-            f"versions: {', '.join(sorted(versions))}",
+            f"versions: {', '.join(sorted(versions))}; define others in the cycle spec's "
+            "'interfaces'",
         )
     return versions[version_id]
 
 
-def served_interface(env_id: str, version_id: str) -> ServedInterface:
+def served_interface(
+    env_id: str, version_id: str, extra: Sequence[InterfaceVersion] = ()
+) -> ServedInterface:
     """The interface ``version_id`` made concrete over its environment's base tools."""
-    return ServedInterface(
-        family_for_env(env_id).base_tools(), interface_version(env_id, version_id)
-    )
+    return serve(env_id, interface_version(env_id, version_id, extra))
+
+
+def serve(env_id: str, version: InterfaceVersion) -> ServedInterface:
+    """``version`` made concrete over ``env_id``'s base tools (its operators must apply)."""
+    try:
+        return ServedInterface(family_for_env(env_id).base_tools(), version)
+    except DriftError as e:
+        raise BenchmarkError(
+            f"interface {version.id!r} does not apply to {env_id!r}'s tools: {e}",
+            "generate it from the environment's base (`vwt drift builtin ENV@1 --out base.json`)",
+        ) from None
 
 
 def default_cycle_spec_path() -> Path:

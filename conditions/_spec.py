@@ -15,6 +15,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from conditions._condition import Condition, ModelAxis, TaskFamilyAxis
 from conditions._wire import canonical, describe_errors, sha256_hex
 from conditions.errors import ConditionsError
+from drift import DriftError, InterfaceVersion, load_version_file
 
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 
@@ -122,6 +123,12 @@ class CycleSpec(_Spec):
     catalogue: Catalogue = Field(description="Axis values for the hidden target conditions.")
     evaluation: Evaluation = Field(description="Evaluation and statistics settings.")
     adaptation: Adaptation = Field(description="Adaptation budget per submission and target.")
+    interfaces: tuple[InterfaceVersion, ...] = Field(
+        default=(),
+        description="Tool-interface versions this cycle defines beyond the built-in ones, e.g. "
+        "written by `vwt drift generate` (in a file, an entry may be the path of such a version "
+        "file, relative to the spec). Catalogue ids may name them.",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
@@ -141,6 +148,10 @@ class CycleSpec(_Spec):
             raise ValueError("source.task_family must be in catalogue.task_families")
         if src.harness not in cat.harnesses:
             raise ValueError("source.harness must be in catalogue.harnesses")
+        _unique([v.id for v in self.interfaces], "interfaces (by id)")
+        for v in self.interfaces:
+            if v.env not in cat.tool_interfaces:
+                raise ValueError(f"interface {v.id!r}: {v.env!r} is not a catalogue environment")
         return self
 
     @classmethod
@@ -155,6 +166,8 @@ class CycleSpec(_Spec):
             raise ConditionsError(
                 f"cycle spec {path} does not parse: {e}", "fix the YAML/JSON syntax"
             ) from None
+        if isinstance(path, Path) and isinstance(data, dict):
+            data = {**data, "interfaces": _inline_interfaces(data.get("interfaces"), path.parent)}
         try:
             return cls.model_validate(data)
         except ValidationError as e:
@@ -162,3 +175,19 @@ class CycleSpec(_Spec):
                 f"cycle spec {path} is invalid: {describe_errors(e)}",
                 "see conditions/cycle_spec.schema.json (or `vwt cycle schema`) for the format",
             ) from None
+
+
+def _inline_interfaces(entries: Any, root: Path) -> Any:
+    """Replace version-file paths among ``entries`` by the versions the files hold."""
+    if not isinstance(entries, list):
+        return entries if entries is not None else []
+    out = []
+    for entry in entries:
+        if not isinstance(entry, str):
+            out.append(entry)
+            continue
+        try:
+            out.append(load_version_file(root / entry).version.model_dump(mode="json"))
+        except DriftError as e:
+            raise ConditionsError(f"cycle spec interface {entry!r}: {e}", e.hint) from None
+    return out

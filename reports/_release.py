@@ -11,7 +11,9 @@ from typing import Literal
 import rfc8785
 from pydantic import BaseModel, ConfigDict, Field
 
+from benchmark import interface_version
 from conditions import AXES, Condition, Cycle, CycleState, verify_commitment_and_reveal
+from drift import InterfaceVersion
 from reports._matrix import Cell, build_matrix
 from reports.errors import ReportError
 from runner import TrialRecord, store_for
@@ -64,6 +66,9 @@ class ReleaseStatement(_Frozen):
     bootstrap: int = Field(description="Bootstrap resamples per cell.")
     fdr_q: float = Field(description="FDR level of negative-transfer decisions.")
     conditions: tuple[ReleasedCondition, ...] = Field(description="Source, then targets.")
+    interfaces: tuple[InterfaceVersion, ...] = Field(
+        description="Definition (base + drift operators) of every tool-interface version served."
+    )
     submissions: tuple[ReleasedSubmission, ...] = Field(description="Submissions, in order.")
     cells: tuple[Cell, ...] = Field(description="The transfer matrix.")
 
@@ -88,6 +93,11 @@ def trials_bytes(records: list[TrialRecord]) -> bytes:
     """The trials file: canonical JSON lines, sorted by key."""
     lines = [rfc8785.dumps(r.model_dump(mode="json")) for r in sorted(records, key=lambda r: r.key)]
     return b"".join(line + b"\n" for line in lines)
+
+
+def _interfaces(cycle: Cycle, conditions: list[ReleasedCondition]) -> tuple[InterfaceVersion, ...]:
+    used = sorted({(e, v) for c in conditions for e, v in c.condition.tool_interface.items()})
+    return tuple(interface_version(e, v, cycle.spec.interfaces) for e, v in used)
 
 
 def build_release(cycle: Cycle) -> Path:
@@ -138,6 +148,7 @@ def build_release(cycle: Cycle) -> Path:
         bootstrap=evaluation.bootstrap,
         fdr_q=evaluation.fdr_q,
         conditions=tuple(conditions),
+        interfaces=_interfaces(cycle, conditions),
         submissions=tuple(
             ReleasedSubmission(name=s["name"], version=s["version"], bundle_hash=s["bundle_hash"])
             for s in submissions

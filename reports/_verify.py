@@ -8,6 +8,8 @@ from pathlib import Path
 import rfc8785
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from benchmark import serve
+from benchmark.errors import BenchmarkError
 from conditions import (
     ConditionsError,
     VerifiedReveal,
@@ -186,6 +188,30 @@ def _read_trials(r: ReleaseStatement, path: Path) -> list[TrialRecord]:
     return records
 
 
+def _check_interfaces(r: ReleaseStatement, records: list[TrialRecord]) -> None:
+    """Every served interface is defined in the release, and every trial ran on it."""
+    defined = {(v.env, v.id): v for v in r.interfaces}
+    digests: dict[tuple[str, str], str] = {}
+    for c in r.conditions:
+        for env, vid in c.condition.tool_interface.items():
+            if (env, vid) not in defined:
+                raise ReportError(
+                    f"condition {c.id} serves {vid!r}, which the release does not define",
+                    _REPUBLISH,
+                )
+            try:
+                digests[(env, vid)] = serve(env, defined[(env, vid)]).digest
+            except BenchmarkError as e:
+                raise ReportError(f"released interface {vid!r}: {e}", _REPUBLISH) from None
+    for rec in records:
+        for env, vid in rec.tool_interfaces.items():
+            if rec.schema_digests.get(env) != digests.get((env, vid)):
+                raise ReportError(
+                    f"trial {rec.key[:12]}… reports a schema digest that {vid!r} does not serve",
+                    _REPUBLISH,
+                )
+
+
 def _differing_field(a: Cell, b: Cell) -> str:
     da, db = a.metrics.model_dump(), b.metrics.model_dump()
     return next((k for k in da if da[k] != db.get(k)), "metrics")
@@ -224,9 +250,9 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
     In order: the release's signature (and key, if ``expected_key`` is given as a base64 key
     or fingerprint); the SHA-256 of each file it pins; the commitment and reveal, signed by
     the release's key, for its cycle; that released targets and revealed conditions are the
-    same set; that every trial record parses and belongs to a released condition and
-    submission; and that the matrix recomputed from the records equals the released cells
-    exactly. Raises ReportError saying what failed.
+    same set; that every trial record parses, belongs to a released condition and submission
+    and ran on a tool interface the release defines; and that the matrix recomputed from the
+    records equals the released cells exactly. Raises ReportError saying what failed.
     """
     signed = read_release(path)
     file = path / RELEASE_FILE if path.is_dir() else path
@@ -241,6 +267,7 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
     if len({s.bundle_hash for s in r.submissions}) != len(r.submissions):
         raise ReportError("the release lists a submission twice", _REPUBLISH)
     records = _read_trials(r, trials)
+    _check_interfaces(r, records)
     cells = _check_cells(r, records)
     return VerifiedRelease(
         path=file,

@@ -100,6 +100,7 @@ def run_dev(
         bundles=[bundle],
         tasks_per_split=n,
         k=trials,
+        interfaces=spec.interfaces,
     )
     store = dev_store(home, spec)
     execution = execute(store, batches, sandbox=sandbox, progress=progress)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchmark import check_cycle_spec
 from conditions import Condition, Cycle, CycleState
 from runner._accounting import Accounting, account
 from runner._execute import Execution, Progress, execute
@@ -46,6 +47,7 @@ def run_phase(
     if state is None:
         raise RunnerError(f"phase {phase!r} is not a cycle phase", "use 'frozen' or 'adapted'")
     cycle.require_state(state, action=f"run the {phase} evaluation")
+    check_cycle_spec(cycle.spec)
     if phase == "adapted":
         # No adaptation procedure exists yet, so there is no adapted bundle: record an empty
         # phase rather than re-running the frozen bundles under another name.
@@ -66,6 +68,7 @@ def run_phase(
         bundles=bundles,
         tasks_per_split=tasks_per_split or evaluation.tasks_per_split,
         k=k or evaluation.k,
+        interfaces=cycle.spec.interfaces,
     )
     store = store_for(cycle.home)
     execution = execute(store, batches, sandbox=sandbox, progress=progress)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from benchmark import family, stable_int
+from collections.abc import Sequence
+
+from benchmark import family, interface_version, stable_int
 from benchmark.harness import AgentArtifacts
 from conditions import Condition
+from drift import InterfaceVersion
 from runner._records import Arm, Batch, Phase, TrialSpec, trial_key
 from submissions import Bundle
 
@@ -27,15 +30,18 @@ def plan_phase(
     tasks_per_split: int,
     k: int,
     batch_size: int = BATCH_SIZE,
+    interfaces: Sequence[InterfaceVersion] = (),
 ) -> list[Batch]:
     """The batches of one phase. A trial's model seed depends only on (cycle seed, task, trial
-    index), so arms and conditions share their random draws and differences are attributable."""
+    index), so arms and conditions share their random draws and differences are attributable.
+    ``interfaces`` are the cycle's own interface versions, beyond the built-in ones."""
     batches = []
     for condition in conditions:
         fam = family(condition.task_family.family)
         split = condition.task_family.split
         split_seed = fam.split_seed(split, cycle_seed)
         tasks = fam.tasks(split, tasks_per_split, cycle_seed)
+        interface = interface_version(fam.env_id, condition.tool_interface[fam.env_id], interfaces)
         for arm, bundle in _arms(bundles):
             bundle_hash = bundle.hash if bundle else None
             specs = [
@@ -62,6 +68,7 @@ def plan_phase(
                             f"{bundle.manifest.name}@{bundle.manifest.version}" if bundle else None
                         ),
                         artifacts_json=artifacts.model_dump_json(),
+                        interface=interface,
                         split_seed=split_seed,
                         trials=tuple(specs[start : start + batch_size]),
                     )

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark import CriticalFlag, Usage
 from conditions import Condition
+from drift import InterfaceVersion
 
 Arm = Literal["with", "without"]
 Phase = Literal["dev", "frozen", "adapted"]
@@ -47,6 +48,9 @@ class Batch(BaseModel):
     bundle_hash: str | None = Field(description="Submission bundle hash; None for the baseline.")
     submission: str | None = Field(description="name@version of the submission, if any.")
     artifacts_json: str = Field(description="The AgentArtifacts, as JSON.")
+    interface: InterfaceVersion = Field(
+        description="The interface version served (built in or defined by the cycle)."
+    )
     split_seed: int = Field(description="Seed of the task split.")
     trials: tuple[TrialSpec, ...] = Field(description="The trials.")
 

@@ -17,7 +17,7 @@ from benchmark import (
     backend_files,
     family,
     run_trial,
-    served_interface,
+    serve,
 )
 from benchmark.harness import AgentArtifacts, harness_version
 from drift import ServedInterface
@@ -87,7 +87,7 @@ async def run_batch_async(
     """Run every trial of ``batch``; returns (record JSON, compressed trace) per trial."""
     c = batch.condition
     fam = family(c.task_family.family)
-    served = served_interface(fam.env_id, c.tool_interface[fam.env_id])
+    served = serve(fam.env_id, batch.interface)
     harness = harness_version(c.harness)
     artifacts = AgentArtifacts.model_validate_json(batch.artifacts_json)
     mounts = [Mount(host, target) for target, host in backend_files(fam).items()]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from benchmark import default_cycle_spec_path
+from benchmark import check_cycle_spec, default_cycle_spec_path
 from conditions import Cycle, CycleSpec, CycleState, verify_commitment_and_reveal
 from reports import SignedRelease, build_release
 from runner import Accounting, Execution, run_phase
@@ -57,6 +57,7 @@ def run_demo(
     progress: Progress | None = None,
 ) -> DemoResult:
     """Init, generate, commit, open, submit the references, run frozen, reveal, verify, report."""
+    check_cycle_spec(spec)
     cycle = Cycle.init(home, spec, force=force)
     say(f"cycle {cycle.id} initialised in {home} (operator key {cycle.fingerprint})")
     targets = cycle.generate(max_conditions)

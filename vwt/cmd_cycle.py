@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from benchmark import check_cycle_spec
 from conditions import NEXT_STEP, PASSPHRASE_ENV, Cycle, CycleSpec, CycleState
 from vwt._common import DEFAULT_HOME, Home, console, user_errors
 
@@ -72,6 +73,7 @@ def init(
 ) -> None:
     """Start a release cycle in HOME (state draft) and print the operator key's fingerprint."""
     cycle_spec = CycleSpec.load(spec if spec is not None else default_spec_path())
+    check_cycle_spec(cycle_spec)
     cycle = Cycle.init(
         home, cycle_spec, force=force, key_path=key, passphrase=_passphrase(encrypt_key)
     )

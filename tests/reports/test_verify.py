@@ -320,3 +320,19 @@ def test_a_malformed_or_missing_release(pub: Path, tmp_path: Path) -> None:
     (pub / RELEASE_FILE).write_text('{"release": {}}')
     _fails(pub, "is malformed: release.v|is malformed: release.cycle")
     _fails(tmp_path / "nowhere", "cannot read release")
+
+
+def test_a_trial_that_ran_on_another_interface_is_caught(pub: Path, cycle: Cycle) -> None:
+    def other_digest(lines: list[Json]) -> list[Json]:
+        env = next(iter(lines[0]["schema_digests"]))
+        lines[0]["schema_digests"][env] = "0" * 64
+        return lines
+
+    _edit_trials(pub, other_digest)
+    _edit(pub, lambda s: _pin_trials(s, pub), sign=cycle.sign)
+    _fails(pub, "reports a schema digest that .* does not serve")
+
+
+def test_every_served_interface_must_be_defined(pub: Path, cycle: Cycle) -> None:
+    _edit(pub, lambda s: s.update(interfaces=s["interfaces"][1:]), sign=cycle.sign)
+    _fails(pub, "which the release does not define")

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from benchmark import default_cycle_spec_path, family
+from benchmark import BenchmarkError, default_cycle_spec_path, family
 from conditions import Condition, CycleSpec, plan_targets
+from drift import InterfaceVersion, RenameTool
 from runner import Batch, TrialSpec, plan_phase, trial_key
 from submissions import Bundle, reference_bundles
 
@@ -123,3 +124,20 @@ def test_the_sealed_split_depends_on_the_cycle_seed_and_dev_does_not(seed: int) 
 
     assert ids(seed, SPEC.source) != ids(seed + 10, SPEC.source)
     assert ids(seed, dev) == ids(seed + 10, dev)
+
+
+def test_batches_carry_the_interface_they_serve_including_cycle_defined_ones() -> None:
+    own = InterfaceVersion(
+        id="support-ops@7",
+        env="support-ops",
+        label="7",
+        parent="support-ops@1",
+        ops=(RenameTool(tool="get_order", new_name="fetch_order"),),
+    )
+    target = SPEC.source.model_copy(update={"tool_interface": {"support-ops": "support-ops@7"}})
+    batches = _plan(conditions=[SPEC.source, target], interfaces=[own])
+    served = {b.condition.id: b.interface for b in batches}
+    assert served[target.id] == own
+    assert served[SPEC.source.id].id == "support-ops@1"
+    with pytest.raises(BenchmarkError, match="unknown interface version 'support-ops@7'"):
+        _plan(conditions=[target])

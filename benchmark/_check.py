@@ -1,0 +1,35 @@
+"""Checking a cycle spec against what is built in, before anything is committed or run."""
+
+from __future__ import annotations
+
+from benchmark._registry import family, family_for_env, interface_version, serve
+from benchmark.errors import BenchmarkError
+from benchmark.harness import harness_version
+from benchmark.sim import PROVIDER, sim_model
+from conditions import CycleSpec
+
+
+def check_cycle_spec(spec: CycleSpec) -> None:
+    """Raise BenchmarkError unless every family, environment, interface version, harness and
+    sim model the spec names exists, and every interface applies to its environment's tools.
+
+    Models of real providers cannot be checked offline; their strings are taken as given.
+    """
+    cat = spec.catalogue
+    for fam in cat.task_families:
+        family(fam.family).generate(fam.split, 0, 0)  # unknown family or split raises
+    for env, versions in cat.tool_interfaces.items():
+        family_for_env(env)
+        for vid in versions:
+            serve(env, interface_version(env, vid, spec.interfaces))
+    for harness in cat.harnesses:
+        harness_version(harness)
+    for m in cat.models:
+        if m.model.startswith(PROVIDER + "/"):
+            sim = sim_model(m.model)
+            if (sim.provider, sim.version) != (m.provider, m.version):
+                raise BenchmarkError(
+                    f"catalogue model {m.model}: provider/version {m.provider}/{m.version} "
+                    f"disagree with the sim catalogue ({sim.provider}/{sim.version})",
+                    "fix the catalogue entry",
+                )
