@@ -5,11 +5,22 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 from pathlib import PurePosixPath
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 MANIFEST_FILE = "vwt-bundle.json"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+
+
+def _check_name(v: str) -> str:
+    if not _NAME.match(v):
+        raise ValueError("use 1-64 lower-case letters, digits, '.', '_' or '-'")
+    return v
+
+
+Name = Annotated[str, AfterValidator(_check_name)]
+"""A submission or artifact name."""
 
 
 class ArtifactKind(StrEnum):
@@ -25,16 +36,9 @@ class ArtifactEntry(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: ArtifactKind = Field(description="What the file is.")
-    name: str = Field(description="Artifact name, unique in the bundle.")
+    name: Name = Field(description="Artifact name, unique in the bundle.")
     path: str = Field(description="Relative POSIX path of the file inside the bundle.")
     description: str = Field(default="", description="What it is for.")
-
-    @field_validator("name")
-    @classmethod
-    def _name_ok(cls, v: str) -> str:
-        if not _NAME.match(v):
-            raise ValueError("use 1-64 lower-case letters, digits, '.', '_' or '-'")
-        return v
 
     @field_validator("path")
     @classmethod
@@ -51,7 +55,7 @@ class BundleManifest(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     v: int = Field(default=1, description="Manifest format version.")
-    name: str = Field(description="Submission name.")
+    name: Name = Field(description="Submission name.")
     version: str = Field(min_length=1, description="Submitter's version label.")
     description: str = Field(default="", description="What the submission is.")
     authors: tuple[str, ...] = Field(default=(), description="Who made it.")
@@ -61,13 +65,6 @@ class BundleManifest(BaseModel):
     artifacts: tuple[ArtifactEntry, ...] = Field(
         default=(), description="Artifacts; empty for a no-artifact submission."
     )
-
-    @field_validator("name")
-    @classmethod
-    def _name_ok(cls, v: str) -> str:
-        if not _NAME.match(v):
-            raise ValueError("use 1-64 lower-case letters, digits, '.', '_' or '-'")
-        return v
 
     @model_validator(mode="after")
     def _unique(self) -> BundleManifest:
