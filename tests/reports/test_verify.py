@@ -142,7 +142,7 @@ def _edit_trials(pub: Path, edit: Callable[[list[Json]], list[Json]]) -> None:
     (pub / TRIALS_FILE).write_bytes(b"".join(rfc8785.dumps(r) + b"\n" for r in edit(lines)))
 
 
-def _fails(pub: Path, pattern: str, key: str | None = None) -> None:
+def assert_fails(pub: Path, pattern: str, key: str | None = None) -> None:
     with pytest.raises(ReportError, match=pattern):
         verify_release(pub, key)
 
@@ -165,7 +165,7 @@ def test_the_published_release_verifies(pub: Path, cycle: Cycle) -> None:
 
 
 def test_a_pinned_key_must_be_the_signers(pub: Path) -> None:
-    _fails(pub, "not the expected operator key sha256:0000", key="sha256:0000")
+    assert_fails(pub, "not the expected operator key sha256:0000", key="sha256:0000")
 
 
 def _bump_gain(statement: Json) -> None:
@@ -174,14 +174,14 @@ def _bump_gain(statement: Json) -> None:
 
 def test_an_altered_cell_breaks_the_signature(pub: Path) -> None:
     _edit(pub, _bump_gain, sign=None)
-    _fails(pub, "release's signature does not verify")
+    assert_fails(pub, "release's signature does not verify")
 
 
 def test_an_altered_cell_signed_by_the_operator_is_caught_by_recomputing(
     pub: Path, cycle: Cycle
 ) -> None:
     _edit(pub, _bump_gain, sign=cycle.sign)
-    _fails(pub, r"cell frozen/c-.* differs from the one recomputed .* first in 'gain'")
+    assert_fails(pub, r"cell frozen/c-.* differs from the one recomputed .* first in 'gain'")
 
 
 def _flip_first_with_outcome(lines: list[Json]) -> list[Json]:
@@ -192,13 +192,13 @@ def _flip_first_with_outcome(lines: list[Json]) -> list[Json]:
 
 def test_an_altered_trial_outcome_breaks_the_pinned_hash(pub: Path) -> None:
     _edit_trials(pub, _flip_first_with_outcome)
-    _fails(pub, "trials file .* does not match the SHA-256 pinned in the release")
+    assert_fails(pub, "trials file .* does not match the SHA-256 pinned in the release")
 
 
 def test_an_altered_trial_with_its_hash_updated_breaks_the_signature(pub: Path) -> None:
     _edit_trials(pub, _flip_first_with_outcome)
     _edit(pub, lambda s: _pin_trials(s, pub), sign=None)
-    _fails(pub, "release's signature does not verify")
+    assert_fails(pub, "release's signature does not verify")
 
 
 def test_an_altered_trial_signed_by_the_operator_no_longer_makes_its_cell(
@@ -206,12 +206,12 @@ def test_an_altered_trial_signed_by_the_operator_no_longer_makes_its_cell(
 ) -> None:
     _edit_trials(pub, _flip_first_with_outcome)
     _edit(pub, lambda s: _pin_trials(s, pub), sign=cycle.sign)
-    _fails(pub, "differs from the one recomputed from the trial records")
+    assert_fails(pub, "differs from the one recomputed from the trial records")
 
 
 def test_a_removed_trial_line(pub: Path, cycle: Cycle) -> None:
     _edit_trials(pub, lambda lines: lines[1:])
-    _fails(pub, "does not match the SHA-256 pinned")
+    assert_fails(pub, "does not match the SHA-256 pinned")
 
     def pin_hash_only(s: Json) -> None:
         n = s["n_trials"]
@@ -219,15 +219,15 @@ def test_a_removed_trial_line(pub: Path, cycle: Cycle) -> None:
         s["n_trials"] = n
 
     _edit(pub, pin_hash_only, sign=cycle.sign)
-    _fails(pub, r"holds \d+ trial records, the release says \d+")
+    assert_fails(pub, r"holds \d+ trial records, the release says \d+")
     _edit(pub, lambda s: _pin_trials(s, pub), sign=cycle.sign)
-    _fails(pub, "differs from the one recomputed")
+    assert_fails(pub, "differs from the one recomputed")
 
 
 def test_a_duplicated_trial_line(pub: Path, cycle: Cycle) -> None:
     _edit_trials(pub, lambda lines: [lines[0], *lines])
     _edit(pub, lambda s: _pin_trials(s, pub), sign=cycle.sign)
-    _fails(pub, "is recorded twice")
+    assert_fails(pub, "is recorded twice")
 
 
 def test_a_trial_moved_to_an_unreleased_condition(pub: Path, cycle: Cycle) -> None:
@@ -240,7 +240,7 @@ def test_a_trial_moved_to_an_unreleased_condition(pub: Path, cycle: Cycle) -> No
 
     _edit_trials(pub, move)
     _edit(pub, lambda s: _pin_trials(s, pub), sign=cycle.sign)
-    _fails(pub, "line 1 is for unreleased condition c-000000000000")
+    assert_fails(pub, "line 1 is for unreleased condition c-000000000000")
 
 
 def test_a_trial_whose_key_is_not_its_parts(pub: Path, cycle: Cycle) -> None:
@@ -250,7 +250,7 @@ def test_a_trial_whose_key_is_not_its_parts(pub: Path, cycle: Cycle) -> None:
 
     _edit_trials(pub, retarget)
     _edit(pub, lambda s: _pin_trials(s, pub), sign=cycle.sign)
-    _fails(pub, "its key is not the hash of its parts")
+    assert_fails(pub, "its key is not the hash of its parts")
 
 
 def _new_key() -> Ed25519PrivateKey:
@@ -266,7 +266,7 @@ def test_a_swapped_public_key_breaks_the_signature(pub: Path) -> None:
     data = _load(pub)
     data["public_key"] = _b64_public(_new_key())
     _save(pub, data)
-    _fails(pub, "release's signature does not verify")
+    assert_fails(pub, "release's signature does not verify")
 
 
 def test_a_release_signed_by_another_key_is_not_the_committing_operators(pub: Path) -> None:
@@ -275,7 +275,7 @@ def test_a_release_signed_by_another_key_is_not_the_committing_operators(pub: Pa
     data["public_key"] = _b64_public(key)
     data["signature"] = _sign(data["release"], key.sign)
     _save(pub, data)
-    _fails(pub, "signed by key sha256:.* but the commitment by key .* not the committing")
+    assert_fails(pub, "signed by key sha256:.* but the commitment by key .* not the committing")
 
 
 def test_a_reveal_from_another_cycle(
@@ -283,13 +283,13 @@ def test_a_reveal_from_another_cycle(
 ) -> None:
     other = released[1].paths.reveal
     shutil.copyfile(other, pub / "reveal.json")
-    _fails(pub, "reveal .* does not match the SHA-256 pinned")
+    assert_fails(pub, "reveal .* does not match the SHA-256 pinned")
 
     def pin(s: Json) -> None:
         s["reveal"]["sha256"] = hashlib.sha256(other.read_bytes()).hexdigest()
 
     _edit(pub, pin, sign=cycle.sign)
-    _fails(pub, "commitment and reveal do not verify: the reveal is for cycle 'other-cycle'")
+    assert_fails(pub, "commitment and reveal do not verify: the reveal is for cycle 'other-cycle'")
 
 
 def test_a_revealed_condition_left_out_of_the_release(pub: Path, cycle: Cycle) -> None:
@@ -298,28 +298,28 @@ def test_a_revealed_condition_left_out_of_the_release(pub: Path, cycle: Cycle) -
         s["cells"] = [c for c in s["cells"] if c["condition_id"] != gone]
 
     _edit(pub, drop_last, sign=cycle.sign)
-    _fails(pub, "revealed conditions missing from the release: c-")
+    assert_fails(pub, "revealed conditions missing from the release: c-")
 
 
 def test_a_mislabelled_condition(pub: Path, cycle: Cycle) -> None:
     _edit(pub, lambda s: s["conditions"][1].update(varied=[]), sign=cycle.sign)
-    _fails(pub, "released condition c-.* is mislabelled")
+    assert_fails(pub, "released condition c-.* is mislabelled")
 
 
 def test_a_pinned_file_outside_the_release_directory(pub: Path, cycle: Cycle) -> None:
     _edit(pub, lambda s: s["trials"].update(name="../trials.jsonl"), sign=cycle.sign)
-    _fails(pub, "not a plain file name")
+    assert_fails(pub, "not a plain file name")
 
 
 def test_a_missing_file(pub: Path) -> None:
     (pub / TRIALS_FILE).unlink()
-    _fails(pub, "trials file .* cannot be read")
+    assert_fails(pub, "trials file .* cannot be read")
 
 
 def test_a_malformed_or_missing_release(pub: Path, tmp_path: Path) -> None:
     (pub / RELEASE_FILE).write_text('{"release": {}}')
-    _fails(pub, "is malformed: release.v|is malformed: release.cycle")
-    _fails(tmp_path / "nowhere", "cannot read release")
+    assert_fails(pub, "is malformed: release.v|is malformed: release.cycle")
+    assert_fails(tmp_path / "nowhere", "cannot read release")
 
 
 def test_a_trial_that_ran_on_another_interface_is_caught(pub: Path, cycle: Cycle) -> None:
@@ -330,9 +330,9 @@ def test_a_trial_that_ran_on_another_interface_is_caught(pub: Path, cycle: Cycle
 
     _edit_trials(pub, other_digest)
     _edit(pub, lambda s: _pin_trials(s, pub), sign=cycle.sign)
-    _fails(pub, "reports a schema digest that .* does not serve")
+    assert_fails(pub, "reports a schema digest that .* does not serve")
 
 
 def test_every_served_interface_must_be_defined(pub: Path, cycle: Cycle) -> None:
     _edit(pub, lambda s: s.update(interfaces=s["interfaces"][1:]), sign=cycle.sign)
-    _fails(pub, "which the release does not define")
+    assert_fails(pub, "which the release does not define")

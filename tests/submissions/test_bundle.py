@@ -33,7 +33,7 @@ def _write_manifest(root: Path, data: dict[str, Any]) -> None:
     (root / MANIFEST_FILE).write_text(json.dumps(data))
 
 
-def _refused(root: Path, *words: str) -> str:
+def assert_refused(root: Path, *words: str) -> str:
     with pytest.raises(SubmissionError) as e:
         load_bundle_dir(root)
     message = f"{e.value} {e.value.hint or ''}"
@@ -53,14 +53,14 @@ def test_reference_bundles_load_with_their_artifacts() -> None:
 
 
 def test_a_directory_without_manifest_is_refused(tmp_path: Path) -> None:
-    _refused(tmp_path, "no vwt-bundle.json")
+    assert_refused(tmp_path, "no vwt-bundle.json")
 
 
 def test_a_listed_file_that_is_missing_or_a_directory_is_refused(recipe_dir: Path) -> None:
     (recipe_dir / "refund-playbook.md").unlink()
-    _refused(recipe_dir, "refund-playbook.md", "missing or not a regular file")
+    assert_refused(recipe_dir, "refund-playbook.md", "missing or not a regular file")
     (recipe_dir / "refund-playbook.md").mkdir()
-    _refused(recipe_dir, "missing or not a regular file")
+    assert_refused(recipe_dir, "missing or not a regular file")
 
 
 def test_files_not_listed_are_not_part_of_the_bundle(recipe_dir: Path) -> None:
@@ -75,7 +75,7 @@ def test_artifact_paths_must_stay_inside_the_bundle(recipe_dir: Path, path: str)
     data = _manifest(recipe_dir)
     data["artifacts"][0]["path"] = path
     _write_manifest(recipe_dir, data)
-    _refused(recipe_dir, "artifacts.0.path", "relative path inside the bundle")
+    assert_refused(recipe_dir, "artifacts.0.path", "relative path inside the bundle")
 
 
 def test_a_symlinked_artifact_is_refused(recipe_dir: Path, tmp_path: Path) -> None:
@@ -84,10 +84,10 @@ def test_a_symlinked_artifact_is_refused(recipe_dir: Path, tmp_path: Path) -> No
     playbook = recipe_dir / "refund-playbook.md"
     playbook.rename(recipe_dir / "real.md")
     playbook.symlink_to(outside)
-    _refused(recipe_dir, "outside the bundle directory")
+    assert_refused(recipe_dir, "outside the bundle directory")
     playbook.unlink()
     playbook.symlink_to(recipe_dir / "real.md")  # even one that stays inside
-    _refused(recipe_dir, "not a regular file")
+    assert_refused(recipe_dir, "not a regular file")
 
 
 def test_a_symlinked_directory_cannot_reach_outside(recipe_dir: Path, tmp_path: Path) -> None:
@@ -98,7 +98,7 @@ def test_a_symlinked_directory_cannot_reach_outside(recipe_dir: Path, tmp_path: 
     data = _manifest(recipe_dir)
     data["artifacts"][0]["path"] = "sub/refund-playbook.md"
     _write_manifest(recipe_dir, data)
-    _refused(recipe_dir, "outside the bundle directory")
+    assert_refused(recipe_dir, "outside the bundle directory")
 
 
 def test_an_artifact_in_a_subdirectory_is_fine(recipe_dir: Path) -> None:
@@ -127,7 +127,7 @@ def test_a_bad_typed_skill_is_refused(skill_dir: Path, edit: Any, words: list[st
     path = skill_dir / "refund-ticket.skill.json"
     edited = edit(json.loads(path.read_text()))
     path.write_text(edited if isinstance(edited, str) else json.dumps(edited))
-    _refused(skill_dir, "typed skill", *words)
+    assert_refused(skill_dir, "typed skill", *words)
 
 
 @pytest.mark.parametrize("attr", ["name", "path"])
@@ -141,17 +141,17 @@ def test_duplicate_artifact_names_or_paths_are_refused(recipe_dir: Path, attr: s
         second["name"] = "other"
     data["artifacts"].append(second)
     _write_manifest(recipe_dir, data)
-    _refused(recipe_dir, f"duplicate artifact {attr}s")
+    assert_refused(recipe_dir, f"duplicate artifact {attr}s")
 
 
 def test_a_non_utf8_artifact_is_refused(recipe_dir: Path) -> None:
     (recipe_dir / "refund-playbook.md").write_bytes(b"1. refund \xff\xfe the order")
-    _refused(recipe_dir, "not UTF-8")
+    assert_refused(recipe_dir, "not UTF-8")
 
 
 def test_an_oversized_artifact_is_refused(recipe_dir: Path) -> None:
     (recipe_dir / "refund-playbook.md").write_bytes(b"x" * (MAX_ARTIFACT_BYTES + 1))
-    _refused(recipe_dir, f"larger than {MAX_ARTIFACT_BYTES} bytes")
+    assert_refused(recipe_dir, f"larger than {MAX_ARTIFACT_BYTES} bytes")
     (recipe_dir / "refund-playbook.md").write_bytes(b"x" * MAX_ARTIFACT_BYTES)
     assert len(load_bundle_dir(recipe_dir).files["refund-playbook.md"]) == MAX_ARTIFACT_BYTES
 
@@ -170,7 +170,7 @@ def test_an_oversized_artifact_is_refused(recipe_dir: Path) -> None:
 )
 def test_a_bad_manifest_is_refused(recipe_dir: Path, edit: Any, words: list[str]) -> None:
     _write_manifest(recipe_dir, edit(_manifest(recipe_dir)))
-    _refused(recipe_dir, MANIFEST_FILE, "fix the manifest", *words)
+    assert_refused(recipe_dir, MANIFEST_FILE, "fix the manifest", *words)
 
 
 def test_the_hash_ignores_manifest_formatting_but_not_content(recipe_dir: Path) -> None:
