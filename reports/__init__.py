@@ -11,7 +11,6 @@ from reports._release import (
     ReleaseStatement,
     SignedRelease,
     build_release,
-    trials_bytes,
 )
 from reports._render import condition_label, render_release, submission_table
 from reports._stats import benjamini_hochberg, binomial_sign_test, pass_hat_k, sign_flip_pvalue
@@ -50,6 +49,5 @@ __all__ = [
     "render_release",
     "sign_flip_pvalue",
     "submission_table",
-    "trials_bytes",
     "verify_release",
 ]

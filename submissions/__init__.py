@@ -2,7 +2,6 @@
 
 from submissions._bundle import (
     Bundle,
-    bundle_summary,
     load_bundle_dir,
     read_bundle_file,
     write_bundle,
@@ -31,7 +30,6 @@ __all__ = [
     "Receipt",
     "ReceiptStatement",
     "SubmissionError",
-    "bundle_summary",
     "load_bundle_dir",
     "read_bundle_file",
     "reference_bundles",

@@ -127,14 +127,3 @@ def write_bundle(bundle: Bundle, out: Path) -> Path:
     tmp.write_bytes(bundle.canonical())
     tmp.replace(out)
     return out
-
-
-def bundle_summary(bundle: Bundle) -> dict[str, object]:
-    """A short JSON-able description of a bundle."""
-    m = bundle.manifest
-    return {
-        "name": m.name,
-        "version": m.version,
-        "hash": bundle.hash,
-        "artifacts": [{"kind": a.kind.value, "name": a.name} for a in m.artifacts],
-    }

@@ -15,7 +15,6 @@ from submissions import (
     MANIFEST_FILE,
     Bundle,
     SubmissionError,
-    bundle_summary,
     load_bundle_dir,
     read_bundle_file,
     reference_bundles,
@@ -261,13 +260,6 @@ def test_a_bundle_cannot_be_built_with_files_the_manifest_does_not_list() -> Non
     bundle = reference_bundles()[1]
     with pytest.raises(ValueError, match="files must be exactly"):
         Bundle(manifest=bundle.manifest, files={})
-
-
-def test_summary_names_the_artifacts() -> None:
-    bundle = reference_bundles()[2]
-    summary = bundle_summary(bundle)
-    assert summary["hash"] == bundle.hash and summary["name"] == "typed-skill"
-    assert summary["artifacts"] == [{"kind": "typed_skill", "name": "refund-ticket"}]
 
 
 def test_write_bundle_replaces_an_older_pack_atomically(tmp_path: Path) -> None:
