@@ -4,6 +4,8 @@ Sim models exist to exercise the framework offline. Their numbers say nothing ab
 """
 
 from benchmark.sim._catalogue import PROVIDER, SIM_MODELS, SimModelSpec, sim_model
+from benchmark.sim._faults import Fault, FaultPlan, ServerStats
+from benchmark.sim._server import SimServer
 
 
 def register_sim_provider() -> None:
@@ -13,4 +15,14 @@ def register_sim_provider() -> None:
     register()
 
 
-__all__ = ["PROVIDER", "SIM_MODELS", "SimModelSpec", "register_sim_provider", "sim_model"]
+__all__ = [
+    "PROVIDER",
+    "SIM_MODELS",
+    "Fault",
+    "FaultPlan",
+    "ServerStats",
+    "SimModelSpec",
+    "SimServer",
+    "register_sim_provider",
+    "sim_model",
+]

@@ -10,13 +10,8 @@ import litellm
 from litellm import CustomLLM, ModelResponse
 from litellm.types.utils import ChatCompletionMessageToolCall, Function, Usage
 
-from benchmark.sim._catalogue import PROVIDER, SIM_MODELS, sim_model
-from benchmark.sim._policy import next_move
-
-
-def _approx_tokens(obj: Any) -> int:
-    # ~4 characters per token; sim usage is an estimate and is reported as such
-    return max(1, len(json.dumps(obj, default=str)) // 4)
+from benchmark.sim._answer import answer
+from benchmark.sim._catalogue import PROVIDER, SIM_MODELS
 
 
 class SimLLM(CustomLLM):
@@ -25,30 +20,27 @@ class SimLLM(CustomLLM):
     def completion(
         self, model: str, messages: list[Any], *args: Any, **kwargs: Any
     ) -> ModelResponse:
-        spec = sim_model(model)
         params = kwargs.get("optional_params") or {}
         seed = int(params.get("seed") or 0)
         tools = params.get("tools") or []
-        move = next_move(spec, seed, [dict(m) for m in messages], tools)
-        response = ModelResponse(model=f"{PROVIDER}/{spec.name}", created=int(time.time()))
+        reply = answer(model, [dict(m) for m in messages], tools, seed)
+        move = reply.move
+        response = ModelResponse(model=f"{PROVIDER}/{reply.model}", created=int(time.time()))
         message = response.choices[0].message
         if move.tool is None:
             message.content = move.text
             response.choices[0].finish_reason = "stop"
-            out: Any = move.text
         else:
-            n = sum(1 for m in messages if m.get("role") == "assistant")
             message.content = None
             message.tool_calls = [
                 ChatCompletionMessageToolCall(
-                    id=f"call_{n}",
+                    id=reply.call_id,
                     type="function",
                     function=Function(name=move.tool, arguments=json.dumps(move.arguments)),
                 )
             ]
             response.choices[0].finish_reason = "tool_calls"
-            out = {"name": move.tool, "arguments": move.arguments}
-        prompt, completion = _approx_tokens([messages, tools]), _approx_tokens(out)
+        prompt, completion = reply.prompt_tokens, reply.completion_tokens
         response.usage = Usage(  # type: ignore[attr-defined]
             prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
         )
