@@ -17,6 +17,7 @@ from vwt import (
     cmd_drift,
     cmd_report,
     cmd_run,
+    cmd_sim,
     cmd_submissions,
 )
 
@@ -39,6 +40,7 @@ app.add_typer(cmd_drift.app, name="drift")
 app.add_typer(cmd_submissions.app, name="submissions")
 app.add_typer(cmd_run.app, name="run")
 app.add_typer(cmd_report.app, name="report")
+app.add_typer(cmd_sim.app, name="sim")
 app.command("demo")(cmd_demo.demo)
 
 

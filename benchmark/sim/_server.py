@@ -111,6 +111,11 @@ class SimServer:
             self._thread.start()
         return self
 
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until the server is closed (from another thread or by Ctrl-C), or ``timeout``."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
     def close(self) -> None:
         """Stop serving, close open connections and release the port."""
         if self._thread is not None:
@@ -140,12 +145,15 @@ class SimServer:
         fault = self.faults.fault_for(index)
         if fault is None:
             reply = self._answer(body, index)
+            outcome = "answered" if reply.status == 200 else "rejected"
             self._counter.count(answered=reply.status == 200)
         else:
             reply = self._fault(fault, index)
+            outcome = f"fault {fault}"
             self._counter.count(fault)
         if self._log is not None:
-            self._log(f"#{index} {fault or 'answer'} -> {reply.status or 'dropped'}")
+            shown = "connection closed" if reply.body is None else f"HTTP {reply.status}"
+            self._log(f"request {index}: {outcome} ({shown})")
         return reply
 
     def _fault(self, fault: Fault, index: int) -> Reply:

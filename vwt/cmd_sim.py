@@ -1,0 +1,130 @@
+"""`vwt sim` commands: list the simulated models, or serve them as an OpenAI-compatible API."""
+
+from __future__ import annotations
+
+import contextlib
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.markup import escape
+from rich.table import Table
+
+from benchmark.errors import BenchmarkError
+from benchmark.sim import SIM_MODELS, FaultPlan, SimServer
+from vwt._common import console, user_errors
+
+app = typer.Typer(
+    help="The simulated models: list them, or serve them over loopback HTTP as an "
+    "OpenAI-compatible API with fault injection. Sim numbers say nothing about real models.",
+    no_args_is_help=True,
+)
+
+
+class Status(StrEnum):
+    """HTTP status of injected errors."""
+
+    RATE_LIMITED = "429"
+    SERVER_ERROR = "500"
+    UNAVAILABLE = "503"
+
+
+@app.command("models")
+def models_cmd() -> None:
+    """List the sim models: name, simulated provider, version and the recipe formats it reads."""
+    table = Table("model", "provider", "version", "recipe formats", "trained on")
+    for spec in SIM_MODELS.values():
+        formats = ", ".join(spec.recipe_formats)
+        table.add_row(spec.name, spec.provider, spec.version, formats, spec.remembers)
+    console.print(table)
+    console.print("in-process: model 'sim/<model>'; over HTTP: 'vwt sim serve'", highlight=False)
+
+
+def _plan(**fields: object) -> FaultPlan:
+    try:
+        return FaultPlan.model_validate(fields)
+    except ValidationError as e:
+        err = e.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "fault plan"
+        raise BenchmarkError(
+            f"bad fault options ({where}: {err['msg']})",
+            "rates are between 0 and 1 and together at most 1",
+        ) from None
+
+
+def _print_usage(server: SimServer) -> None:
+    url, plan = server.url, server.faults
+    faults = ", ".join(f"{k}={v}" for k, v in plan.model_dump().items())
+    console.print(f"sim models served at [bold]{url}[/]", highlight=False, soft_wrap=True)
+    console.print(f"faults: {faults}", highlight=False, soft_wrap=True)
+    console.print(
+        f"litellm: litellm.completion(model='openai/acme-2', api_base='{url}', api_key='sim', ...)",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
+    console.print(
+        f"or set OPENAI_API_BASE={url} OPENAI_API_KEY=sim and use model 'openai/acme-2'",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
+    console.print("Ctrl-C stops the server.", highlight=False)
+
+
+@app.command("serve")
+@user_errors
+def serve_cmd(
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="Port on 127.0.0.1; 0 picks a free one.")
+    ] = 0,
+    fail_first: Annotated[
+        int, typer.Option(min=0, help="The first N chat-completion requests fail with --status.")
+    ] = 0,
+    error_rate: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Probability a later request fails (--status).")
+    ] = 0.0,
+    status: Annotated[
+        Status, typer.Option(help="HTTP status of injected errors.")
+    ] = Status.SERVER_ERROR,
+    delay: Annotated[
+        float, typer.Option(min=0.0, max=600.0, help="Seconds every request waits first.")
+    ] = 0.0,
+    malformed_rate: Annotated[
+        float,
+        typer.Option(min=0.0, max=1.0, help="Probability of a 200 that is not a completion."),
+    ] = 0.0,
+    drop_rate: Annotated[
+        float,
+        typer.Option(min=0.0, max=1.0, help="Probability the connection is closed unanswered."),
+    ] = 0.0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the per-request fault draws.")] = 0,
+    quiet: Annotated[bool, typer.Option(help="Do not print a line per request.")] = False,
+) -> None:
+    """Serve the sim models at http://127.0.0.1:PORT/v1 until Ctrl-C.
+
+    POST /v1/chat/completions answers as the in-process 'sim/MODEL' would (model 'acme-2'
+    or 'sim/acme-2'); GET /v1/models lists them. Faults are drawn per request from --seed.
+    """
+    plan = _plan(
+        seed=seed,
+        fail_first=fail_first,
+        error_rate=error_rate,
+        status=int(status.value),
+        delay_s=delay,
+        malformed_rate=malformed_rate,
+        drop_rate=drop_rate,
+    )
+    log = None if quiet else lambda line: console.print(escape(line), highlight=False)
+    with SimServer(port, plan, log) as server:
+        _print_usage(server)
+        with contextlib.suppress(KeyboardInterrupt):
+            server.wait()
+    s = server.stats
+    faults = ", ".join(f"{n} {kind}" for kind, n in s.faults.items())
+    console.print(
+        f"stopped: {s.requests} requests, {s.answered} answered, {s.rejected} rejected, "
+        f"faults: {faults}",
+        highlight=False,
+    )
