@@ -8,11 +8,16 @@ from pathlib import Path
 import rfc8785
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from benchmark.harness import AgentArtifacts, Recipe, TypedSkill
+from benchmark.harness import AgentArtifacts, Recipe, TrajectorySet, TypedSkill
 from submissions._manifest import MANIFEST_FILE, ArtifactKind, BundleManifest
 from submissions.errors import SubmissionError
 
 MAX_ARTIFACT_BYTES = 1 << 20
+_STRUCTURED: dict[ArtifactKind, type[BaseModel]] = {
+    ArtifactKind.typed_skill: TypedSkill,
+    ArtifactKind.trajectory: TrajectorySet,
+}
+"""Artifact kinds whose files must parse as a model."""
 MAX_BUNDLE_BYTES = 16 << 20
 
 
@@ -37,11 +42,14 @@ class Bundle(BaseModel):
         if set(self.files) != listed:
             raise ValueError("files must be exactly the artifact paths the manifest lists")
         for a in self.manifest.artifacts:
-            if a.kind is ArtifactKind.typed_skill:
-                try:
-                    TypedSkill.model_validate_json(self.files[a.path])
-                except ValidationError as e:
-                    raise ValueError(f"typed skill {a.path}: {_first_error(e)}") from None
+            model = _STRUCTURED.get(a.kind)
+            if model is None:
+                continue
+            try:
+                model.model_validate_json(self.files[a.path])
+            except ValidationError as e:
+                what = a.kind.value.replace("_", " ")
+                raise ValueError(f"{what} {a.path}: {_first_error(e)}") from None
         return self
 
     @property
@@ -55,14 +63,18 @@ class Bundle(BaseModel):
 
     def agent_artifacts(self) -> AgentArtifacts:
         """What the harness gives the model."""
-        recipes, skills = [], []
+        recipes, skills, memories = [], [], []
         for a in self.manifest.artifacts:
             text = self.files[a.path]
             if a.kind is ArtifactKind.prompt_recipe:
                 recipes.append(Recipe(name=a.name, text=text))
-            else:
+            elif a.kind is ArtifactKind.typed_skill:
                 skills.append(TypedSkill.model_validate_json(text))
-        return AgentArtifacts(recipes=tuple(recipes), skills=tuple(skills))
+            else:
+                memories.append(TrajectorySet.model_validate_json(text))
+        return AgentArtifacts(
+            recipes=tuple(recipes), skills=tuple(skills), trajectories=tuple(memories)
+        )
 
 
 def _read_artifact(root: Path, rel: str) -> str:

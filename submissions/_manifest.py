@@ -28,6 +28,7 @@ class ArtifactKind(StrEnum):
 
     prompt_recipe = "prompt_recipe"
     typed_skill = "typed_skill"
+    trajectory = "trajectory"
 
 
 class ArtifactEntry(BaseModel):

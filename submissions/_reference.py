@@ -7,7 +7,7 @@ from pathlib import Path
 
 from submissions._bundle import Bundle, load_bundle_dir
 
-REFERENCE_NAMES = ("no-artifacts", "prompt-recipe", "typed-skill")
+REFERENCE_NAMES = ("no-artifacts", "prompt-recipe", "typed-skill", "retrieved-trajectories")
 
 
 def reference_dir(name: str) -> Path:

@@ -42,8 +42,9 @@ def demo(
     """Run a whole release cycle offline on the embedded default and print the matrix.
 
     Commits to hidden targets, submits the reference submissions (no artifacts, a prompt
-    recipe, a typed skill), runs them frozen against the no-artifact baseline on Ray, reveals
-    and verifies the conditions, and writes a signed release. Models are simulated.
+    recipe, a typed skill, retrieved trajectories), runs them frozen against the no-artifact
+    baseline on Ray, reveals and verifies the conditions, and writes a signed release. Models
+    are simulated.
     """
     started = time.perf_counter()
     spec = demo_spec(tasks, k, bootstrap)

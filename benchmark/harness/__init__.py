@@ -4,20 +4,24 @@ from benchmark.harness._artifacts import AgentArtifacts, Recipe
 from benchmark.harness._loop import AgentRun, run_agent
 from benchmark.harness._runtime import InterfaceCheck, check_interface
 from benchmark.harness._skill_ir import InterfaceRequirement, SkillStep, SkillTriggers, TypedSkill
+from benchmark.harness._trajectory import Episode, TrajectorySet, retrieve
 from benchmark.harness._versions import HARNESSES, HarnessVersion, harness_version
 
 __all__ = [
     "HARNESSES",
     "AgentArtifacts",
     "AgentRun",
+    "Episode",
     "HarnessVersion",
     "InterfaceCheck",
     "InterfaceRequirement",
     "Recipe",
     "SkillStep",
     "SkillTriggers",
+    "TrajectorySet",
     "TypedSkill",
     "check_interface",
     "harness_version",
+    "retrieve",
     "run_agent",
 ]

@@ -7,6 +7,7 @@ import json
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark.harness._skill_ir import TypedSkill
+from benchmark.harness._trajectory import TrajectorySet
 
 
 class Recipe(BaseModel):
@@ -25,14 +26,9 @@ class AgentArtifacts(BaseModel):
 
     recipes: tuple[Recipe, ...] = Field(default=(), description="Prompt recipes.")
     skills: tuple[TypedSkill, ...] = Field(default=(), description="Typed skills.")
-
-    def is_empty(self) -> bool:
-        """True for the no-artifact arm."""
-        return not (self.recipes or self.skills)
-
-    def names(self) -> list[str]:
-        """Names of all loadable artifacts."""
-        return [r.name for r in self.recipes] + [s.name for s in self.skills]
+    trajectories: tuple[TrajectorySet, ...] = Field(
+        default=(), description="Episode memories, retrieved from at run time."
+    )
 
 
 def render_recipe(recipe: Recipe) -> str:

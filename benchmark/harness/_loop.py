@@ -17,6 +17,7 @@ from benchmark.harness._artifacts import (
 )
 from benchmark.harness._runtime import check_interface
 from benchmark.harness._skill_ir import TypedSkill
+from benchmark.harness._trajectory import render_episode, retrieve
 from benchmark.harness._versions import HarnessVersion
 from drift import ToolCall
 
@@ -52,12 +53,17 @@ class _Agent:
         self.model, self.harness, self.env, self.seed = model, harness, env, seed
         family = env.family.id
         self.recipes = list(artifacts.recipes)
+        self.trajectories = list(artifacts.trajectories)
         self.skills = [s for s in artifacts.skills if s.applies_to(family)]
         self.run = AgentRun()
         self.served = {env.family.env_id: env.served}
 
     def system_prompt(self) -> str:
         parts = [self.harness.preamble]
+        # Retrieval is the memory system's job, not the model's: both harnesses show the
+        # closest episode of every memory.
+        instruction = self.env.task.instruction
+        parts += [render_episode(m, retrieve(m, instruction)) for m in self.trajectories]
         if self.harness.skill_loading == "context":
             parts += [render_recipe(r) for r in self.recipes]
             parts += [render_skill(s) for s in self.skills]

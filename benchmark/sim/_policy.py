@@ -147,6 +147,8 @@ class _Mind:
         if wanted in _SITUATION_WORDS:
             if self.profile.codes or self.directives.codes:
                 return best_match({e: "" for e in enum}, _SITUATION_WORDS[wanted]) or enum[0]
+            if self.directives.example_code in enum:  # unsure: copy what the example did
+                return str(self.directives.example_code)
             return "goodwill" if "goodwill" in enum else enum[-1]
         return wanted if wanted in enum else enum[0]
 

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-_TAG = re.compile(r"<(recipe|typed-skill)[^>]*>\n?(.*?)\n?</\1>", re.DOTALL)
+_TAG = re.compile(r"<(recipe|typed-skill|trajectory)[^>]*>\n?(.*?)\n?</\1>", re.DOTALL)
 _IDENT = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
 
 # What each action and slot is called, as a model that has seen many APIs would guess.
@@ -101,6 +101,7 @@ class Directives:
     unit: str | None = None
     tool_names: dict[str, str] = field(default_factory=dict)
     field_names: dict[tuple[str, str], str] = field(default_factory=dict)
+    example_code: str | None = None  # a reason code seen in an example, copied when unsure
 
 
 def _line_format(line: str) -> str | None:
@@ -180,18 +181,7 @@ def _skill_directives(raw: str, d: Directives) -> None:
         return
     if not isinstance(skill, dict):
         return
-    steps = [s for s in skill.get("steps", []) if isinstance(s, dict)]
-    for step in steps:
-        tool = str(step.get("tool", ""))
-        _name_directives(tool, d)
-        action = _action_of(tool)
-        for arg in step.get("args", {}) or {}:
-            # a structured step says exactly which tool each argument name belongs to
-            slot = _slot_of(action, str(arg)) if action else None
-            if action and slot:
-                d.field_names[(action, slot)] = str(arg)
-        if "close" in tokens(tool):
-            d.procedure = True
+    _named_calls([s for s in skill.get("steps", []) if isinstance(s, dict)], d)
     if skill.get("codes"):
         d.codes = True
     units = skill.get("units") or {}
@@ -199,12 +189,52 @@ def _skill_directives(raw: str, d: Directives) -> None:
         d.unit = str(next(iter(units.values())))
 
 
+def _named_calls(calls: list[Any], d: Directives) -> None:
+    """Tool and argument names, as a structured list of calls uses them."""
+    for call in calls:
+        tool = str(call.get("tool") or call.get("name") or "")
+        _name_directives(tool, d)
+        action = _action_of(tool)
+        args = call.get("args") or call.get("arguments") or {}
+        for arg in args if isinstance(args, dict) else {}:
+            # a structured call says exactly which tool each argument name belongs to
+            slot = _slot_of(action, str(arg)) if action else None
+            if action and slot:
+                d.field_names[(action, slot)] = str(arg)
+        if "close" in tokens(tool):
+            d.procedure = True
+
+
+def _trajectory_directives(raw: str, d: Directives) -> None:
+    """Imitation of an episode: its names, its procedure, its unit, its reason code."""
+    try:
+        episode: Any = json.loads(raw)
+    except json.JSONDecodeError:
+        return
+    calls = [c for c in episode.get("calls", []) if isinstance(c, dict)]
+    _named_calls(calls, d)
+    asked = read_instruction(str(episode.get("instruction", "")))
+    for call in calls:
+        if _action_of(str(call.get("name", ""))) != "refund":
+            continue
+        for arg, value in (call.get("arguments") or {}).items():
+            if _slot_of("refund", arg) == "amount" and asked and asked.dollars is not None:
+                if value == round(asked.dollars * 100):
+                    d.unit = "cents"
+                elif value == asked.dollars:
+                    d.unit = "dollars"
+            elif _slot_of("refund", arg) == "reason" and isinstance(value, str):
+                d.example_code = value
+
+
 def read_artifacts(system_text: str, formats: tuple[str, ...]) -> Directives:
-    """Directives from the recipes a model can follow and from every typed skill."""
+    """Directives from the recipes a model can follow, every typed skill and every example."""
     d = Directives()
     for kind, body in _TAG.findall(system_text):
         if kind == "recipe":
             _recipe_directives(followed_lines(body, formats), d)
-        else:
+        elif kind == "typed-skill":
             _skill_directives(body, d)
+        else:
+            _trajectory_directives(body, d)
     return d

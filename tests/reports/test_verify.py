@@ -156,10 +156,11 @@ def test_the_published_release_verifies(pub: Path, cycle: Cycle) -> None:
         cycle.public_key_b64,
         cycle.fingerprint,
     )
-    assert (v.targets, v.tree_size, v.scope, v.submissions) == (n_targets, n_targets, "full", 3)
-    conditions, arms = n_targets + 1, 4
+    refs = len(reference_bundles())
+    assert (v.targets, v.tree_size, v.scope, v.submissions) == (n_targets, n_targets, "full", refs)
+    conditions, arms = n_targets + 1, refs + 1
     assert v.trials == conditions * arms * spec.evaluation.tasks_per_split * spec.evaluation.k
-    assert v.cells == conditions * 3
+    assert v.cells == conditions * refs
     assert verify_release(pub / RELEASE_FILE, cycle.fingerprint) == v
     assert verify_release(pub, cycle.public_key_b64).path == pub / RELEASE_FILE
 

@@ -52,7 +52,7 @@ def test_an_unknown_sim_model_is_refused_before_anything_runs(tmp_path: Path) ->
 
 @pytest.mark.ray
 def test_run_dev_runs_both_arms_and_resumes(ray_runtime: None, tmp_path: Path) -> None:
-    recipe, skill = reference_bundles()[1:]
+    recipe, skill = reference_bundles()[1:3]
     home = tmp_path / "dev"  # an empty directory: no cycle, no keys
     run = run_dev(recipe, SPEC, home, tasks_per_split=2, k=2, sandbox="local")
     assert run.accounting.complete and run.accounting.expected == 8

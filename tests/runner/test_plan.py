@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from benchmark import BenchmarkError, default_cycle_spec_path, family
+from benchmark.harness import AgentArtifacts
 from conditions import Condition, CycleSpec, plan_targets
 from drift import InterfaceVersion, RenameTool
 from runner import Batch, TrialSpec, plan_phase, trial_key
@@ -98,7 +99,7 @@ def test_batches_carry_what_the_worker_needs() -> None:
         assert b.split_seed == fam.split_seed(b.condition.task_family.split, SPEC.seed)
         if b.arm == "without":
             assert b.bundle_hash is None and b.submission is None
-            assert b.artifacts_json == '{"recipes":[],"skills":[]}'
+            assert b.artifacts_json == AgentArtifacts().model_dump_json()
         else:
             (bundle,) = [x for x in bundles if x.hash == b.bundle_hash]
             assert b.submission == f"{bundle.manifest.name}@{bundle.manifest.version}"

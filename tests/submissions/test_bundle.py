@@ -43,12 +43,19 @@ def assert_refused(root: Path, *words: str) -> str:
 
 def test_reference_bundles_load_with_their_artifacts() -> None:
     by_name = {b.manifest.name: b for b in reference_bundles()}
-    assert set(by_name) == {"no-artifacts", "prompt-recipe", "typed-skill"}
+    assert set(by_name) == {
+        "no-artifacts",
+        "prompt-recipe",
+        "typed-skill",
+        "retrieved-trajectories",
+    }
     assert by_name["no-artifacts"].agent_artifacts().recipes == ()
     (recipe,) = by_name["prompt-recipe"].agent_artifacts().recipes
     assert recipe.name == "refund-playbook" and "issue_refund" in recipe.text
     (skill,) = by_name["typed-skill"].agent_artifacts().skills
     assert isinstance(skill, TypedSkill) and skill.requires[0].env == "support-ops"
+    (memory,) = by_name["retrieved-trajectories"].agent_artifacts().trajectories
+    assert len(memory.episodes) == 8
 
 
 def test_a_directory_without_manifest_is_refused(tmp_path: Path) -> None:

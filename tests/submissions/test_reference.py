@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmark import served_interface
+from benchmark import Task, family, served_interface
 from benchmark.harness import TypedSkill
 from submissions import REFERENCE_NAMES, load_bundle_dir, reference_bundles, reference_dir
 
@@ -24,3 +24,29 @@ def test_every_reference_is_a_valid_bundle_with_a_distinct_hash() -> None:
     for name, bundle in zip(REFERENCE_NAMES, bundles, strict=True):
         assert (reference_dir(name) / "vwt-bundle.json").is_file()
         assert bundle.manifest.developed_for
+
+
+def _episode(task: Task) -> dict:
+    """The calls the reference solution of ``task`` makes, lookups included."""
+    refund, close = task.reference_calls
+    calls = []
+    if task.kind == "damaged_by_email":
+        email = next(iter(task.initial_state["customers"].values()))["email"]
+        calls.append({"name": "find_customer", "arguments": {"email": email}})
+    if task.kind != "duplicate_charge":
+        calls.append({"name": "get_order", "arguments": {"order_id": refund.arguments["order_id"]}})
+    calls += [refund.model_dump(mode="json"), close.model_dump(mode="json")]
+    return {"instruction": task.instruction, "calls": calls, "outcome": "success"}
+
+
+def test_the_reference_episodes_are_solved_tasks_of_the_public_dev_split() -> None:
+    bundle = load_bundle_dir(reference_dir("retrieved-trajectories"))
+    (memory,) = bundle.agent_artifacts().trajectories
+    dev = family("support_ops").tasks("dev", len(memory.episodes), 0)
+    assert [e.model_dump(mode="json") for e in memory.episodes] == [_episode(t) for t in dev]
+    assert {t.kind for t in dev} == {
+        "duplicate_charge",
+        "damaged_item",
+        "late_delivery",
+        "damaged_by_email",
+    }

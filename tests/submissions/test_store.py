@@ -41,7 +41,7 @@ def test_store_refuses_an_unknown_hash(open_cycle: Cycle) -> None:
 
 def test_store_detects_a_modified_blob(open_cycle: Cycle) -> None:
     store = BundleStore(open_cycle.home)
-    recipe, skill = reference_bundles()[1:]
+    recipe, skill = reference_bundles()[1:3]
     store.put(recipe)
     path = store.path(recipe.hash)
     data = json.loads(path.read_text())

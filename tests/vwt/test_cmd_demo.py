@@ -49,8 +49,8 @@ def test_unit_drift_catches_the_recipe_and_not_the_typed_skill(demo_home: Path) 
 
 def test_every_planned_trial_is_in_the_release(demo_home: Path) -> None:
     release = _release(demo_home).release
-    # 6 conditions × (baseline + 3 submissions) × 4 tasks × k=2
-    assert release.n_trials == 6 * 4 * 4 * 2
+    # 6 conditions × (baseline + 4 reference submissions) × 4 tasks × k=2
+    assert release.n_trials == 6 * 5 * 4 * 2
     lines = (demo_home / "public" / "trials.jsonl").read_text().splitlines()
     assert len(lines) == release.n_trials
 

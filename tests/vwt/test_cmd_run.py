@@ -53,7 +53,7 @@ def test_run_needs_the_right_state_and_submissions(tmp_path: Path) -> None:
 def test_run_frozen_prints_the_accounting_and_resumes(ray_runtime: None, tmp_path: Path) -> None:
     cycle = _cycle(tmp_path / "h")
     home = str(cycle.home)
-    expected = (single_axis_targets(cycle.spec) + 1) * 4 * 2
+    expected = (single_axis_targets(cycle.spec) + 1) * (len(reference_bundles()) + 1) * 2
     args = ("run", "frozen", "--home", home, "--sandbox", "local", "--tasks", "2", "--k", "1")
     code, out = vwt(*args)
     assert code == 0, out

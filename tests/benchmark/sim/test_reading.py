@@ -1,5 +1,7 @@
 """How a sim model reads instructions, recipes and typed skills: from text alone."""
 
+import json
+
 import pytest
 
 from benchmark import family
@@ -58,3 +60,19 @@ def test_typed_skills_are_read_whatever_the_formats() -> None:
     d = read_artifacts(f'<typed-skill name="s">\n{SKILL}\n</typed-skill>', ())
     assert d.procedure and d.codes and d.unit == "cents"
     assert d.tool_names["refund"] == "issue_refund"
+
+
+TRAJECTORIES = (reference_dir("retrieved-trajectories") / "episodes.json").read_text()
+
+
+def _episode_block(i: int) -> str:
+    episode = json.loads(TRAJECTORIES)["episodes"][i]
+    return f'<trajectory memory="m">\n{json.dumps(episode)}\n</trajectory>'
+
+
+def test_a_model_imitates_an_episode_old_names_and_units_included() -> None:
+    d = read_artifacts(_episode_block(0), ())  # a duplicate charge: $24.99 sent as 2499
+    assert d.procedure and d.unit == "cents"
+    assert d.field_names[("refund", "amount")] == "amount_cents"
+    assert d.tool_names["refund"] == "issue_refund"
+    assert d.example_code == "duplicate_charge" and not d.codes
