@@ -65,6 +65,7 @@ async def complete(
     seed: int,
     retries: int,
     usage: Usage,
+    timeout: float = 120.0,
 ) -> dict[str, Any]:
     """One chat completion with tools; returns the assistant message as a plain dict."""
     litellm = _litellm()
@@ -73,8 +74,16 @@ async def complete(
     for attempt in range(retries + 1):
         start = time.perf_counter()
         try:
+            # The harness's retry policy is the only one: the provider client must not
+            # multiply it with retries of its own.
             response = await litellm.acompletion(
-                model=model, messages=messages, tools=tools or None, seed=seed, temperature=0
+                model=model,
+                messages=messages,
+                tools=tools or None,
+                seed=seed,
+                temperature=0,
+                max_retries=0,
+                timeout=timeout,
             )
         except retriable as e:
             if attempt == retries:

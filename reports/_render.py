@@ -22,7 +22,7 @@ def _axis_change(axis: str, source: Condition, target: Condition) -> str:
     if axis == "model":
         return f"model {_short_model(target.model.model)}"
     if axis == "provider":
-        return f"provider {target.provider} ({_short_model(target.model.model)})"
+        return f"provider {_short_model(target.model.model)}"
     if axis == "tool_interface":
         changed = [
             v.removeprefix(env) if v.startswith(env + "@") else v
@@ -35,13 +35,13 @@ def _axis_change(axis: str, source: Condition, target: Condition) -> str:
     return "harness " + target.harness.removeprefix("harness-")
 
 
-def condition_label(c: ReleasedCondition, source: Condition) -> str:
-    """A short label: 'source', or what changed."""
+def condition_label(c: ReleasedCondition, source: Condition, joiner: str = " + ") -> str:
+    """A short label: 'source', or what changed (changes joined by ``joiner``)."""
     if c.role == "source":
         return "source"
     # a provider change implies another model: name it once, with the provider
     axes = [a for a in c.varied if not (a == "model" and "provider" in c.varied)]
-    return ", ".join(_axis_change(a, source, c.condition) for a in axes) or c.id
+    return joiner.join(_axis_change(a, source, c.condition) for a in axes) or c.id
 
 
 def _status(cell: Cell) -> Text:
@@ -68,7 +68,7 @@ def _status(cell: Cell) -> Text:
 def _gain(cell: Cell) -> Text:
     m = cell.metrics
     style = "red" if m.negative_transfer else ("green" if m.gain_ci.lo > 0 else "")
-    return Text(f"{m.gain:+.2f} [{m.gain_ci.lo:+.2f},{m.gain_ci.hi:+.2f}]", style=style)
+    return Text(f"{m.gain:+.2f}\n[{m.gain_ci.lo:+.2f},{m.gain_ci.hi:+.2f}]", style=style)
 
 
 def _retention(cell: Cell) -> str:
@@ -139,29 +139,30 @@ def _matrix_cell(cell: Cell | None) -> Text:
         notes.append(("NEGATIVE", "bold red"))
     if m.obsolete:
         notes.append(("obsolete", "yellow"))
-    if notes:
-        text.append("\n")
-        for i, (note, style) in enumerate(notes):
-            text.append((" · " if i else "") + note, style=style)
+    for note, style in notes:  # one per line: columns stay narrow
+        text.append("\n" + note, style=style)
     return text
 
 
-def matrix_table(release: ReleaseStatement, phase: str) -> Table:
-    """Conditions × submissions: target gain with its interval and what else matters."""
+_CELL_WIDTH = 13  # "[+0.29,+0.58]"
+_JOIN = "\n+ "  # matrix rows are tall anyway: one changed axis per line keeps columns narrow
+
+
+def matrix_table(release: ReleaseStatement, phase: str, submissions: list[str]) -> Table:
+    """Conditions × ``submissions``: target gain with its interval and what else matters."""
     source = release.conditions[0].condition
     table = Table(
-        title=f"Transfer matrix — {phase}: target gain [95% CI] vs the no-artifact baseline",
+        title=f"Transfer matrix ({phase}): target gain [95% CI] over the no-artifact baseline",
         title_justify="left",
         show_lines=True,
     )
     table.add_column("condition", no_wrap=True)
     table.add_column("baseline", justify="right")
-    subs = [f"{s.name}@{s.version}" for s in release.submissions]
-    for name in subs:
-        table.add_column(name, justify="left")
+    for name in submissions:
+        table.add_column(name, justify="left", min_width=_CELL_WIDTH)
     cells = {(c.condition_id, c.submission): c for c in release.cells if c.phase == phase}
     for cond in release.conditions:
-        row = [cells.get((cond.id, s)) for s in subs]
+        row = [cells.get((cond.id, s)) for s in submissions]
         present = [c for c in row if c is not None]
         if not present:
             continue
@@ -169,8 +170,23 @@ def matrix_table(release: ReleaseStatement, phase: str) -> Table:
         base_text = Text(f"{base.score_without:.2f}")
         if base.without_arm.critical:
             base_text.append(f"\ncritical {base.without_arm.critical}", style="red")
-        table.add_row(condition_label(cond, source), base_text, *(_matrix_cell(c) for c in row))
+        label = condition_label(cond, source, _JOIN)
+        table.add_row(label, base_text, *(_matrix_cell(c) for c in row))
     return table
+
+
+def submission_groups(release: ReleaseStatement, width: int) -> list[list[str]]:
+    """The submissions split into as few tables as fit ``width`` columns side by side."""
+    source = release.conditions[0].condition
+    label = max(
+        len(line)
+        for c in release.conditions
+        for line in condition_label(c, source, _JOIN).splitlines()
+    )
+    fixed = label + 11 + 7  # condition and baseline columns with their borders
+    per_table = max(1, (width - fixed) // (_CELL_WIDTH + 3))
+    names = [f"{s.name}@{s.version}" for s in release.submissions]
+    return [names[i : i + per_table] for i in range(0, len(names), per_table)]
 
 
 def critical_panel(release: ReleaseStatement) -> Panel | None:
@@ -205,7 +221,8 @@ def render_release(release: ReleaseStatement, console: Console, detail: bool = F
     if panel is not None:
         console.print(panel)
     for phase in phases:
-        console.print(matrix_table(release, phase))
+        for group in submission_groups(release, console.width):
+            console.print(matrix_table(release, phase, group))
         if detail:
             for s in release.submissions:
                 console.print(submission_table(release, phase, f"{s.name}@{s.version}"))

@@ -35,7 +35,7 @@ def test_build_signs_publishes_renders_and_releases(built: tuple[Cycle, str]) ->
     cycle, out = built
     release = cycle.paths.public / RELEASE_FILE
     assert release.is_file() and (cycle.paths.public / "trials.jsonl").is_file()
-    assert "Transfer matrix — frozen" in out and f"release: {release}" in out
+    assert "Transfer matrix (frozen)" in out and f"release: {release}" in out
     assert f"vwt report verify {cycle.paths.public}" in out
     assert Cycle.open(cycle.home).state == CycleState.released
 
@@ -51,7 +51,7 @@ def test_show_renders_and_says_it_did_not_verify(built: tuple[Cycle, str]) -> No
     cycle, _ = built
     code, out = vwt("report", "show", str(cycle.paths.public / RELEASE_FILE))
     assert code == 0, out
-    assert f"release of cycle {cycle.id}" in out and "Transfer matrix — frozen" in out
+    assert f"release of cycle {cycle.id}" in out and "Transfer matrix (frozen)" in out
     assert "not verified here" in out and "typed-skill@1 — frozen" not in out
     code, out = vwt("report", "show", str(cycle.paths.public), "--detail")
     assert code == 0 and "typed-skill@1 — frozen" in out and "pass^k" in out

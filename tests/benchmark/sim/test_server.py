@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import http.client
 import json
 import urllib.error
@@ -57,21 +56,14 @@ def _messages(instruction: str) -> list[dict[str, Any]]:
 def route(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
     """Point the gateway's ``openai/…`` models at a server, as a user would: by environment.
 
-    The gateway passes no api_base, retries or timeout; the openai client would otherwise retry
-    twice itself with ~1 s backoff, hiding the gateway's retries and slowing the suite, so
-    its retries are switched off and the timeout shortened here.
+    The gateway itself turns the openai client's own retries off (its retry policy is the
+    only one) and passes a timeout.
     """
 
-    def point(server: SimServer, timeout: float = CLIENT_TIMEOUT_S) -> None:
+    def point(server: SimServer) -> None:
         monkeypatch.delenv("OPENAI_BASE_URL", raising=False)  # it would win over OPENAI_API_BASE
         monkeypatch.setenv("OPENAI_API_BASE", server.url)
         monkeypatch.setenv("OPENAI_API_KEY", "sim")
-        original = litellm.acompletion
-        monkeypatch.setattr(
-            litellm,
-            "acompletion",
-            functools.partial(original, max_retries=0, timeout=timeout),
-        )
 
     return point
 
@@ -234,11 +226,19 @@ def test_fault_rates_must_fit_in_one() -> None:
         FaultPlan.model_validate({"status": 404})
 
 
-def _complete(retries: int) -> tuple[dict[str, Any], Usage]:
+def _complete(retries: int, timeout: float = CLIENT_TIMEOUT_S) -> tuple[dict[str, Any], Usage]:
     usage = Usage()
     messages, tools = _messages(TASKS[0].instruction), _tools("support-ops@1")
     reply = asyncio.run(
-        complete("openai/acme-2", messages, tools, seed=1, retries=retries, usage=usage)
+        complete(
+            "openai/acme-2",
+            messages,
+            tools,
+            seed=1,
+            retries=retries,
+            usage=usage,
+            timeout=timeout,
+        )
     )
     return reply, usage
 
@@ -277,22 +277,21 @@ def test_persistent_faults_become_model_call_failed(
 
 def test_a_slow_server_times_out_and_fails_the_call(route: Callable[..., None]) -> None:
     with SimServer(faults=FaultPlan(delay_s=2.0)) as server:
-        route(server, timeout=0.3)
+        route(server)
         with pytest.raises(ModelCallFailed, match="Timeout"):
-            _complete(retries=1)
+            _complete(retries=1, timeout=0.3)
     assert server.stats.requests == 2
 
 
-def test_the_openai_clients_own_retries_absorb_faults_before_the_gateway_sees_them(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Without max_retries=0 the openai client retries twice itself: 3 requests, one call."""
+def test_the_gateway_is_the_only_one_retrying(route: Callable[..., None]) -> None:
+    """The openai client's own retries are off: one gateway attempt is one request."""
     with SimServer(faults=FaultPlan(fail_first=2)) as server:
-        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-        monkeypatch.setenv("OPENAI_API_BASE", server.url)
-        monkeypatch.setenv("OPENAI_API_KEY", "sim")
-        reply, usage = _complete(retries=0)
-    assert reply["tool_calls"] and usage.calls == 1 and server.stats.requests == 3
+        route(server)
+        with pytest.raises(ModelCallFailed):
+            _complete(retries=0)
+        assert server.stats.requests == 1
+        reply, usage = _complete(retries=1)  # requests 1 (fails) and 2 (answered)
+        assert reply["tool_calls"] and usage.calls == 1 and server.stats.requests == 3
 
 
 def _trial(tmp_path: Path, model: str, task_index: int, version: str, seed: int) -> TrialResult:
