@@ -95,11 +95,16 @@ async def run_batch_async(
     # Locally, the host interpreter in isolated mode runs the stdlib-only backend.
     python = [sys.executable, "-I", "-S"] if sandbox.kind == "local" else ["python3"]
     limit = asyncio.Semaphore(concurrency)
+    # k trials share each task: generate every task of the batch once
+    tasks = {
+        i: fam.generate(c.task_family.split, i, batch.split_seed)
+        for i in sorted({t.task_index for t in batch.trials})
+    }
 
     async def one(spec: TrialSpec, backend: BackendProcess) -> tuple[str, bytes]:
         async with limit:
             started = _now()
-            task = fam.generate(c.task_family.split, spec.task_index, batch.split_seed)
+            task = tasks[spec.task_index]
             result = await run_trial(
                 fam,
                 task,

@@ -65,13 +65,14 @@ def run_demo(
     commitment = cycle.commit()
     say(f"commitment published before any submission: {commitment}")
     cycle.transition(CycleState.open, "demo: submissions open")
-    for bundle in reference_bundles():
+    bundles = reference_bundles()
+    for bundle in bundles:
         receipt = submit(cycle, bundle)
         say(f"submitted {bundle.manifest.name} (bundle {receipt.receipt.bundle_hash[:12]}…)")
     cycle.transition(CycleState.frozen_run, "demo: submissions closed")
     n = len(targets) + 1
     say(
-        f"frozen run: {len(reference_bundles()) + 1} arms × {n} conditions × "
+        f"frozen run: {len(bundles) + 1} arms × {n} conditions × "
         f"{spec.evaluation.tasks_per_split} tasks × k={spec.evaluation.k} on Ray"
     )
     execution, accounting = run_phase(cycle, "frozen", sandbox=sandbox, progress=progress)

@@ -16,10 +16,10 @@ from benchmark.sim._reading import (
     SLOTS,
     Directives,
     Intent,
+    action_of,
     best_match,
     read_artifacts,
     read_instruction,
-    tokens,
 )
 
 _SITUATION_WORDS = {
@@ -153,11 +153,9 @@ class _Mind:
         return wanted if wanted in enum else enum[0]
 
 
-def action_of(tool_name: str) -> str:
-    """Which action a tool name stands for, by the model's lexicon."""
-    scores = {a: sum(lex.get(t, 0) for t in tokens(tool_name)) for a, lex in ACTIONS.items()}
-    best = max(scores, key=lambda a: scores[a])
-    return best if scores[best] else tool_name
+def _action_name(tool_name: str) -> str:
+    """The action a called tool stood for, or the tool's own name."""
+    return action_of(tool_name, minimum=1) or tool_name
 
 
 def _history(messages: list[dict[str, Any]]) -> list[_Past]:
@@ -173,7 +171,7 @@ def _history(messages: list[dict[str, Any]]) -> list[_Past]:
                 result = json.loads(content) if ok else content
             except json.JSONDecodeError:
                 result = content  # text, e.g. a loaded skill
-            past.append(_Past(action_of(names.get(m.get("tool_call_id", ""), "")), ok, result))
+            past.append(_Past(_action_name(names.get(m.get("tool_call_id", ""), "")), ok, result))
     return past
 
 

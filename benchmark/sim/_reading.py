@@ -130,22 +130,22 @@ def followed_lines(text: str, formats: tuple[str, ...]) -> list[str]:
     return out
 
 
-def _name_directives(ident: str, d: Directives) -> None:
-    words = tokens(ident)
-    for action, lexicon in ACTIONS.items():
-        if sum(lexicon.get(t, 0) for t in words) >= 3:
-            d.tool_names.setdefault(action, ident)
-            return
-    for action, slots in SLOTS.items():
-        for slot, lexicon in slots.items():
-            if words and lexicon.get(words[0], 0) >= 3:
-                d.field_names.setdefault((action, slot), ident)
-
-
-def _action_of(tool: str) -> str | None:
+def action_of(tool: str, minimum: int = 3) -> str | None:
+    """The action a tool name best fits in the lexicon, if it scores at least ``minimum``."""
     scores = {a: sum(lex.get(t, 0) for t in tokens(tool)) for a, lex in ACTIONS.items()}
     best = max(scores, key=lambda a: scores[a])
-    return best if scores[best] >= 3 else None
+    return best if scores[best] >= minimum else None
+
+
+def _name_directives(ident: str, d: Directives) -> None:
+    action = action_of(ident)
+    if action is not None:
+        d.tool_names.setdefault(action, ident)
+        return
+    for act in SLOTS:
+        slot = _slot_of(act, ident)
+        if slot is not None:
+            d.field_names.setdefault((act, slot), ident)
 
 
 def _slot_of(action: str, field: str) -> str | None:
@@ -194,7 +194,7 @@ def _named_calls(calls: list[Any], d: Directives) -> None:
     for call in calls:
         tool = str(call.get("tool") or call.get("name") or "")
         _name_directives(tool, d)
-        action = _action_of(tool)
+        action = action_of(tool)
         args = call.get("args") or call.get("arguments") or {}
         for arg in args if isinstance(args, dict) else {}:
             # a structured call says exactly which tool each argument name belongs to
@@ -215,7 +215,7 @@ def _trajectory_directives(raw: str, d: Directives) -> None:
     _named_calls(calls, d)
     asked = read_instruction(str(episode.get("instruction", "")))
     for call in calls:
-        if _action_of(str(call.get("name", ""))) != "refund":
+        if action_of(str(call.get("name", ""))) != "refund":
             continue
         for arg, value in (call.get("arguments") or {}).items():
             if _slot_of("refund", arg) == "amount" and asked and asked.dollars is not None:
