@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from enum import StrEnum
 
@@ -13,6 +14,8 @@ from runner.errors import RunnerError
 
 _SETUP_HINT = "run `make sandbox` (as root) to install the engine and build the image"
 
+_warned_fallback = False
+
 
 class SandboxKind(StrEnum):
     """Where trials run: ``docker`` if available else ``local`` (auto), or one of them."""
@@ -22,32 +25,60 @@ class SandboxKind(StrEnum):
     docker = "docker"
 
 
-def make_sandbox(
-    kind: SandboxKind | str = SandboxKind.auto, *, mounts: Sequence[Mount] = ()
-) -> Sandbox:
-    """A not-yet-started sandbox of ``kind`` with ``mounts``.
+def resolve_sandbox_kind(requested: SandboxKind | str, *, sealed: bool = False) -> SandboxKind:
+    """``local`` or ``docker``: what ``requested`` means on this machine now.
 
-    ``auto`` picks Docker when :func:`docker_status` says it is usable, else local.
-    Raises RunnerError for an unknown kind, or ``docker`` where Docker is not usable.
+    ``auto`` is Docker when :func:`docker_status` says it is usable. Otherwise it falls back
+    to ``local`` with one warning line on stderr (once per process), or, for a ``sealed`` run
+    (the frozen and adapted phases of a cycle), raises RunnerError: those run unisolated only
+    when ``local`` is asked for by name. ``docker`` without a usable engine is a RunnerError.
     """
     try:
-        kind = SandboxKind(kind)
+        kind = SandboxKind(requested)
     except ValueError:
         choices = ", ".join(k.value for k in SandboxKind)
-        raise RunnerError(f"unknown sandbox kind {kind!r}", hint=f"use one of: {choices}") from None
+        raise RunnerError(
+            f"unknown sandbox kind {requested!r}", hint=f"use one of: {choices}"
+        ) from None
     if kind is SandboxKind.local:
-        return LocalSandbox(mounts=mounts)
+        return kind
     available, reason = docker_status()
     if available:
-        return DockerSandbox(mounts=mounts)
+        return SandboxKind.docker
     if kind is SandboxKind.docker:
         raise RunnerError(
             f"a Docker sandbox was asked for, but {reason}",
             hint=f"{_SETUP_HINT}, or use the local sandbox",
         )
+    if sealed:
+        raise RunnerError(
+            f"sealed runs need the Docker sandbox: {reason}",
+            hint="start Docker (`make sandbox`), or pass --sandbox local to run unisolated",
+        )
+    _warn_fallback(reason)
+    return SandboxKind.local
+
+
+def _warn_fallback(reason: str) -> None:
+    global _warned_fallback
+    if not _warned_fallback:
+        _warned_fallback = True
+        print(
+            f"warning: no Docker sandbox ({reason}); trials run unisolated in the local "
+            "sandbox (`make sandbox` sets Docker up)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def make_sandbox(
+    kind: SandboxKind | str = SandboxKind.auto, *, mounts: Sequence[Mount] = ()
+) -> Sandbox:
+    """A not-yet-started sandbox of ``kind`` with ``mounts``.
+
+    ``kind`` is resolved by :func:`resolve_sandbox_kind` (not sealed); RunnerError for an
+    unknown kind, or ``docker`` where Docker is not usable.
+    """
+    if resolve_sandbox_kind(kind) is SandboxKind.docker:
+        return DockerSandbox(mounts=mounts)
     return LocalSandbox(mounts=mounts)
-
-
-def resolve_sandbox_kind(kind: SandboxKind | str) -> SandboxKind:
-    """``local`` or ``docker``: what ``kind`` means on this machine now (``auto`` decided once)."""
-    return SandboxKind(make_sandbox(kind).kind)

@@ -7,9 +7,13 @@ import logging
 import os
 import posixpath
 import secrets
+import shutil
 import socket
+import stat
+import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from runner._sandbox_base import ExecResult, Mount, Sandbox, checked_mounts
 from runner._sandbox_proc import kill, run_to_end, start_process
@@ -17,6 +21,9 @@ from runner.errors import RunnerError
 
 DEFAULT_IMAGE = "vwt-sandbox:bookworm"
 """The image `make sandbox` builds locally: Debian bookworm minbase plus python3."""
+
+NOBODY = (65534, 65534)
+"""The (uid, gid) sandbox commands run as by default: Debian's ``nobody:nogroup``."""
 
 LABEL = "org.vwt.sandbox"
 """Label on every sandbox container; its ``.owner`` variant says which host process owns it."""
@@ -30,6 +37,11 @@ log = logging.getLogger(__name__)
 
 class DockerSandbox(Sandbox):
     """One container per sandbox: no network, bounded memory, CPUs and processes, no caps.
+
+    Commands run as an unprivileged user (``nobody``, 65534:65534, by default) on a read-only
+    root filesystem; the only writable places are two small tmpfs scratch areas, ``/tmp`` and
+    the working directory (both ``noexec,nosuid``), and writable mounts. A read-only mount the
+    sandbox user could not read (e.g. a 0600 file) is mounted from a world-readable copy.
 
     The container idles (``sleep infinity`` under ``--init``) and every command is a
     ``docker exec`` into it, so a batch of trials pays container start-up once. ``stop()``
@@ -49,18 +61,33 @@ class DockerSandbox(Sandbox):
         cpus: float = 1.0,
         pids_limit: int = 256,
         workdir: str = "/sandbox",
+        user: tuple[int, int] = NOBODY,
+        scratch: str = "16m",
     ) -> None:
-        """Prepare (but do not start) a container of ``image`` with these limits and mounts."""
+        """Prepare (but do not start) a container of ``image`` with these limits and mounts.
+
+        ``user`` is the (uid, gid) commands run as; ``scratch`` the size of each tmpfs
+        (``/tmp`` and the working directory). A writable mount must be writable by ``user``.
+        """
         if not posixpath.isabs(workdir):
             raise RunnerError(
                 f"sandbox workdir {workdir!r} is not absolute", hint="use e.g. /sandbox"
             )
         self.image = image
         self.workdir = workdir
+        self.user = user
         self._mounts = checked_mounts(mounts)
+        for m in self._mounts:
+            if not m.read_only and not _writable_by(m.source, user):
+                raise RunnerError(
+                    f"writable sandbox mount {m.source} is not writable by uid {user[0]}",
+                    hint=f"chown {user[0]} {m.source}, or make it world-writable",
+                )
         self._limits = ["--memory", memory, "--memory-swap", memory, "--cpus", f"{cpus:g}"]
         self._limits += ["--pids-limit", str(pids_limit)]
+        self._scratch = scratch
         self._name: str | None = None
+        self._staging: Path | None = None
         self._procs: list[asyncio.subprocess.Process] = []
 
     @property
@@ -70,15 +97,33 @@ class DockerSandbox(Sandbox):
             raise RuntimeError("the sandbox is not started")
         return self._name
 
-    def _run_argv(self, name: str) -> list[str]:
+    def _run_argv(self, name: str, mounts: Sequence[Mount]) -> list[str]:
+        uid, gid = self.user
+        scratch = f"rw,size={self._scratch},noexec,nosuid"
         argv = ["docker", "run", "--detach", "--name", name, "--init", "--network", "none"]
         argv += [*self._limits, "--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
+        argv += ["--user", f"{uid}:{gid}", "--read-only", "--tmpfs", f"/tmp:{scratch}"]
+        argv += ["--tmpfs", f"{self.workdir}:{scratch},uid={uid},gid={gid},mode=0755"]
         argv += ["--label", f"{LABEL}=1", "--label", f"{LABEL}.owner={_owner()}"]
         argv += ["--workdir", self.workdir]
-        for m in self._mounts:
+        for m in mounts:
             spec = f"type=bind,source={m.source},target={self._abs(m.target)}"
             argv += ["--mount", spec + (",readonly" if m.read_only else "")]
         return [*argv, self.image, "sleep", "infinity"]
+
+    def _readable_mounts(self) -> list[Mount]:
+        """The mounts, read-only ones the sandbox user could not read replaced by copies."""
+        out = []
+        for i, m in enumerate(self._mounts):
+            if m.read_only and not _readable_by_all(m.source):
+                if self._staging is None:
+                    self._staging = Path(tempfile.mkdtemp(prefix="vwt-sandbox-mounts-"))
+                    self._staging.chmod(0o755)
+                copy = self._staging / f"{i}-{m.source.name}"
+                _world_readable_copy(m.source, copy)
+                m = m._replace(source=copy)
+            out.append(m)
+        return out
 
     def _abs(self, path: str) -> str:
         return posixpath.normpath(posixpath.join(self.workdir, path))
@@ -88,9 +133,11 @@ class DockerSandbox(Sandbox):
         if self._name is not None:
             raise RuntimeError("the sandbox is already started")
         name = f"vwt-sandbox-{secrets.token_hex(6)}"
-        r = await run_to_end(self._run_argv(name), input=None, timeout=_CLI_TIMEOUT_S)
+        mounts = await asyncio.to_thread(self._readable_mounts)
+        r = await run_to_end(self._run_argv(name, mounts), input=None, timeout=_CLI_TIMEOUT_S)
         if not r.ok:
             await _remove(name)  # a timed-out `docker run` may still have created it
+            self._remove_staging()
             raise RunnerError(
                 f"could not start a Docker sandbox: {_last_line(r.stderr)}",
                 hint="run `make sandbox` to start the engine and build the image",
@@ -104,6 +151,12 @@ class DockerSandbox(Sandbox):
         name, self._name = self._name, None
         if name is not None:
             await _remove(name)
+        self._remove_staging()
+
+    def _remove_staging(self) -> None:
+        staging, self._staging = self._staging, None
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
 
     async def exec(
         self, cmd: list[str], *, input: bytes | None = None, timeout: float = 60
@@ -151,6 +204,40 @@ _FILE_ERRORS: tuple[tuple[str, type[OSError]], ...] = (
     ("Permission denied", PermissionError),
     ("Read-only file system", PermissionError),
 )
+
+
+def _readable_by_all(path: Path) -> bool:
+    """Whether every file under ``path`` is world-readable (directories also searchable)."""
+    for p in [path, *path.rglob("*")] if path.is_dir() else [path]:
+        need = stat.S_IROTH | (stat.S_IXOTH if p.is_dir() else 0)
+        if not p.is_symlink() and p.stat().st_mode & need != need:
+            return False
+    return True
+
+
+def _world_readable_copy(source: Path, dest: Path) -> None:
+    """Copy ``source`` to ``dest`` with directories 0755 and files 0644 (0755 if executable)."""
+    if source.is_dir():
+        shutil.copytree(source, dest, symlinks=True)
+    else:
+        shutil.copy2(source, dest)
+    paths = [dest, *dest.rglob("*")] if dest.is_dir() else [dest]
+    for p in paths:
+        if p.is_symlink():
+            continue
+        executable = p.is_dir() or p.stat().st_mode & stat.S_IXUSR
+        p.chmod(0o755 if executable else 0o644)
+
+
+def _writable_by(path: Path, user: tuple[int, int]) -> bool:
+    """Whether ``user`` (uid, gid; not root) may write to ``path`` by its permission bits."""
+    st = path.stat()
+    uid, gid = user
+    if st.st_uid == uid:
+        return bool(st.st_mode & stat.S_IWUSR)
+    if st.st_gid == gid:
+        return bool(st.st_mode & stat.S_IWGRP)
+    return bool(st.st_mode & stat.S_IWOTH)
 
 
 def _owner() -> str:

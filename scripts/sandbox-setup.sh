@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Make the Docker sandbox usable: the engine installed and answering, and the image
-# vwt-sandbox:bookworm (Debian minbase + python3) built locally. Never pulls from a registry.
+# vwt-sandbox:bookworm (Debian minbase + python3, run as nobody 65534:65534 by default) built
+# locally. Never pulls from a registry.
 #
 # Idempotent: when everything is present it only asks the engine two questions and exits.
 # On failure it prints one line saying what could not be done and exits non-zero; `make test`
@@ -12,7 +13,7 @@ set -euo pipefail
 
 IMAGE="${VWT_SANDBOX_IMAGE:-vwt-sandbox:bookworm}"
 # Bump when the recipe below changes, so existing images are rebuilt.
-RECIPE=1
+RECIPE=2
 SUITE=bookworm
 DOCKERD_LOG="${VWT_DOCKERD_LOG:-/var/log/vwt-dockerd.log}"
 BUILD_LOG=/var/log/vwt-sandbox-build.log
@@ -99,6 +100,7 @@ build_image() {
         docker import \
             --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
             --change 'ENV LANG=C.UTF-8' \
+            --change 'USER 65534:65534' \
             --change "LABEL org.vwt.sandbox.recipe=$RECIPE" \
             --change 'CMD ["sleep", "infinity"]' \
             - "$IMAGE" >>"$BUILD_LOG" 2>&1 || fail "docker import failed; see $BUILD_LOG"

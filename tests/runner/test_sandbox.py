@@ -1,4 +1,5 @@
-"""make_sandbox: the kind asked for, Docker when usable, and clear errors otherwise."""
+"""make_sandbox and resolve_sandbox_kind: the kind asked for, Docker when usable, a warned
+fallback to local for `auto`, a refusal for sealed runs, and clear errors otherwise."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from runner._sandbox import SandboxKind, make_sandbox
+from runner import _sandbox
+from runner._sandbox import SandboxKind, make_sandbox, resolve_sandbox_kind
 from runner._sandbox_base import Mount
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import docker_status
@@ -16,8 +18,9 @@ from runner.errors import RunnerError
 
 @pytest.fixture
 def no_docker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """A PATH on which no docker CLI can be found."""
+    """A PATH on which no docker CLI can be found, in a process that has not warned yet."""
     monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(_sandbox, "_warned_fallback", False)
 
 
 def test_local_is_local_whatever_the_engine() -> None:
@@ -54,3 +57,49 @@ def test_auto_and_docker_pick_docker_where_it_is_usable() -> None:
 def test_a_relative_docker_workdir_is_refused_without_an_engine() -> None:
     with pytest.raises(RunnerError, match="not absolute"):
         DockerSandbox(workdir="sandbox")
+
+
+@pytest.mark.usefixtures("no_docker")
+def test_auto_falls_back_with_one_warning_line_per_process(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert resolve_sandbox_kind("auto") is SandboxKind.local
+    assert isinstance(make_sandbox("auto"), LocalSandbox)
+    assert resolve_sandbox_kind(SandboxKind.auto) is SandboxKind.local
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("warning: no Docker sandbox (the docker CLI is not installed)")
+    assert "unisolated" in lines[0]
+
+
+@pytest.mark.usefixtures("no_docker")
+def test_local_by_name_does_not_warn(capsys: pytest.CaptureFixture[str]) -> None:
+    assert resolve_sandbox_kind("local") is SandboxKind.local
+    assert resolve_sandbox_kind("local", sealed=True) is SandboxKind.local
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.usefixtures("no_docker")
+def test_sealed_runs_refuse_the_local_fallback(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(RunnerError) as err:
+        resolve_sandbox_kind("auto", sealed=True)
+    assert str(err.value) == (
+        "sealed runs need the Docker sandbox: the docker CLI is not installed"
+    )
+    assert err.value.hint == (
+        "start Docker (`make sandbox`), or pass --sandbox local to run unisolated"
+    )
+    with pytest.raises(RunnerError, match="Docker sandbox was asked for"):
+        resolve_sandbox_kind("docker", sealed=True)
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.docker
+def test_sealed_auto_is_docker_where_it_is_usable(capsys: pytest.CaptureFixture[str]) -> None:
+    available, reason = docker_status()
+    if not available:
+        pytest.skip(f"{reason}; run `make sandbox`")
+    assert resolve_sandbox_kind("auto", sealed=True) is SandboxKind.docker
+    assert capsys.readouterr().err == ""

@@ -100,16 +100,76 @@ def test_memory_cpu_and_process_limits_are_applied() -> None:
     async def check(sb: DockerSandbox) -> None:
         assert inspect(sb.container, "{{.HostConfig.Memory}}") == str(256 * 1024 * 1024)
         assert inspect(sb.container, "{{.HostConfig.NanoCpus}}") == str(500_000_000)
-        assert inspect(sb.container, "{{.HostConfig.PidsLimit}}") == "256"
+        assert inspect(sb.container, "{{.HostConfig.PidsLimit}}") == "64"
         assert inspect(sb.container, "{{.HostConfig.CapDrop}}") == "[ALL]"
+        assert inspect(sb.container, "{{.HostConfig.SecurityOpt}}") == "[no-new-privileges]"
+        assert inspect(sb.container, "{{.HostConfig.ReadonlyRootfs}}") == "true"
+        forks = await sb.exec(["sh", "-c", "for i in $(seq 100); do sleep 5 & done; wait"])
+        assert not forks.ok and b"fork" in forks.stderr.lower()
 
-    in_docker(check, memory="256m", cpus=0.5)
+    in_docker(check, memory="256m", cpus=0.5, pids_limit=64)
+
+
+def test_commands_run_unprivileged_on_a_read_only_root() -> None:
+    async def check(sb: DockerSandbox) -> None:
+        ids = await sb.exec(["sh", "-c", "id -u; id -g"])
+        assert ids.ok and ids.stdout.split() == [b"65534", b"65534"]
+        for path in ("/x", "/usr/bin/x", "/etc/passwd"):
+            wrote = await sb.exec(["sh", "-c", f"echo x > {path}"])
+            assert not wrote.ok, path
+        root = await sb.exec(["touch", "/x"])
+        assert b"Read-only file system" in root.stderr
+        scratch = await sb.exec(["sh", "-c", "echo scratch > /tmp/s && cat /tmp/s"])
+        assert scratch.ok and scratch.stdout == b"scratch\n"
+        await sb.write_file("out/w.txt", b"in the workdir")
+        assert await sb.read_file("out/w.txt") == b"in the workdir"
+        # Scratch is small and holds no programs.
+        big = await sb.exec(["sh", "-c", "head -c 32m /dev/zero > /tmp/big"])
+        assert not big.ok and b"No space left" in big.stderr
+        script = "cp /bin/true /tmp/t && /tmp/t"
+        assert not (await sb.exec(["sh", "-c", script])).ok
+        privileged = await sb.exec(["su", "-c", "id"])
+        assert not privileged.ok
+
+    in_docker(check)
+
+
+def test_files_the_sandbox_user_cannot_read_are_mounted_from_a_readable_copy(
+    tmp_path: Path,
+) -> None:
+    secret_dir = tmp_path / "private"
+    secret_dir.mkdir(mode=0o700)
+    (secret_dir / "backend.py").write_text("print('ran')\n")
+    (secret_dir / "backend.py").chmod(0o600)
+    (tmp_path / "one.py").write_text("x = 1\n")
+    (tmp_path / "one.py").chmod(0o600)
+    staged: list[Path] = []
+
+    async def check(sb: DockerSandbox) -> None:
+        r = await sb.exec(["python3", "vwt/d/backend.py"])
+        assert r.ok and r.stdout == b"ran\n", r.stderr
+        assert await sb.read_file("vwt/one.py") == b"x = 1\n"
+        assert sb._staging is not None
+        staged.append(sb._staging)
+
+    mounts = [Mount(secret_dir, "vwt/d"), Mount(tmp_path / "one.py", "vwt/one.py")]
+    in_docker(check, mounts=mounts)
+    assert (secret_dir / "backend.py").stat().st_mode & 0o777 == 0o600
+    assert staged and not staged[0].exists()
+
+
+def test_a_writable_mount_the_sandbox_user_cannot_write_is_refused(tmp_path: Path) -> None:
+    tmp_path.chmod(0o755)
+    with pytest.raises(RunnerError, match="not writable by uid 65534") as err:
+        DockerSandbox(mounts=[Mount(tmp_path, "/out", read_only=False)])
+    assert "chown 65534" in (err.value.hint or "")
 
 
 def test_mounts_are_read_only_when_asked(tmp_path: Path) -> None:
     ro, rw = tmp_path / "ro", tmp_path / "rw"
     ro.mkdir()
     rw.mkdir()
+    rw.chmod(0o777)  # writable by the sandbox's unprivileged user
     (ro / "f.txt").write_text("original")
 
     async def check(sb: DockerSandbox) -> None:
