@@ -10,12 +10,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmark import family
+from benchmark import check_model, family
 from benchmark.sim import PROVIDER as SIM_PROVIDER
 from benchmark.sim import sim_model
 from conditions import Condition, CycleSpec
 from runner._accounting import Accounting, account
-from runner._execute import Execution, Progress, execute
+from runner._execute import MAX_ATTEMPTS, Execution, Progress, execute
+from runner._lock import home_lock
+from runner._phase import RERUN_HINT
 from runner._plan import plan_phase
 from runner._records import TrialRecord
 from runner._store import TrialStore
@@ -38,11 +40,15 @@ class DevRun(BaseModel):
     store: Path = Field(description="The SQLite store holding the records (reused on resume).")
     execution: Execution = Field(description="What ran now and what was already stored.")
     accounting: Accounting = Field(description="Planned versus recorded trials.")
-    records: tuple[TrialRecord, ...] = Field(description="Records of both arms, by key.")
+    records: tuple[TrialRecord, ...] = Field(
+        description="Records of both arms, by key: each trial's latest valid attempt, else its "
+        "latest attempt."
+    )
 
 
 def _model_labels(model: str) -> tuple[str, str]:
     """(provider, version label) of a litellm model string, for the records."""
+    check_model(model)  # unknown provider or sim model, or missing credentials: refused here
     prefix, _, name = model.partition("/")
     if prefix == SIM_PROVIDER:
         spec = sim_model(name)  # an unknown sim model is refused before anything runs
@@ -77,12 +83,16 @@ def run_dev(
     tasks_per_split: int | None = None,
     k: int | None = None,
     sandbox: str = "auto",
+    max_attempts: int = MAX_ATTEMPTS,
     progress: Progress | None = None,
 ) -> DevRun:
     """Run ``bundle`` and the baseline on the dev split of ``spec``'s source condition.
 
-    Stored trials are not repeated, so a second run, or a run of an edited bundle, only runs
-    what is missing (the baseline is shared). Raises RunnerError if trials are missing after.
+    Trials with a valid record are not repeated, so a second run, or a run of an edited
+    bundle, only runs what is missing or invalid (the baseline is shared); invalid trials are
+    retried up to ``max_attempts`` attempts each. Holds the lock of ``home``. Raises
+    RunnerError if trials are missing after; trials still invalid are counted in the
+    accounting, and ``execution.first_invalid`` says why.
     """
     condition = dev_condition(spec.source, model)
     fam = family(condition.task_family.family)
@@ -96,24 +106,28 @@ def run_dev(
         cycle=spec.cycle,
         cycle_seed=spec.seed,
         phase="dev",
-        conditions=[condition],
+        conditions=[(condition.id, condition)],
         bundles=[bundle],
         tasks_per_split=n,
         k=trials,
         interfaces=spec.interfaces,
     )
-    store = dev_store(home, spec)
-    execution = execute(store, batches, sandbox=sandbox, progress=progress)
-    planned = {t.key for b in batches for t in b.trials}
-    # The store also holds other bundles' and models' dev runs; only this plan's count.
-    records = tuple(r for r in store.records("dev") if r.key in planned)
+    home.mkdir(parents=True, exist_ok=True)
+    with home_lock(home):
+        store = dev_store(home, spec)
+        execution = execute(
+            store, batches, sandbox=sandbox, max_attempts=max_attempts, progress=progress
+        )
+        planned = {t.key for b in batches for t in b.trials}
+        # The store also holds other bundles' and models' dev runs; only this plan's count.
+        records = tuple(r for r in store.records("dev") if r.key in planned)
     accounting = account("dev", batches, list(records))
     if not accounting.complete:
         first = f"; first batch error: {execution.failed_batches[0]}"
         raise RunnerError(
             f"dev run incomplete: {accounting.missing} of {accounting.expected} trials missing"
             + (first if execution.failed_batches else ""),
-            "run the same command again to resume; stored trials are not repeated",
+            RERUN_HINT,
         )
     return DevRun(
         condition=condition,
