@@ -6,10 +6,10 @@ from conditions._commitment import (
     Leaf,
     SignedCommitment,
 )
-from conditions._condition import AXES, Condition, ModelAxis, TaskFamilyAxis
+from conditions._condition import AXES, Condition, ModelAxis, TaskFamilyAxis, keyed_condition_id
 from conditions._cycle import Cycle
 from conditions._keys import PASSPHRASE_ENV, fingerprint, verify_signature
-from conditions._ledger import GENESIS, Ledger, LedgerEntry
+from conditions._ledger import GENESIS, Ledger, LedgerCheckpoint, LedgerEntry
 from conditions._merkle import inclusion_proof, merkle_root, verify_inclusion
 from conditions._reveal import RevealedLeaf, RevealStatement, SignedReveal
 from conditions._spec import Adaptation, Catalogue, CatalogueModel, CycleSpec, Evaluation
@@ -48,6 +48,7 @@ __all__ = [
     "GenerationManifest",
     "Leaf",
     "Ledger",
+    "LedgerCheckpoint",
     "LedgerEntry",
     "ModelAxis",
     "RevealStatement",
@@ -62,6 +63,7 @@ __all__ = [
     "fingerprint",
     "generate_targets",
     "inclusion_proof",
+    "keyed_condition_id",
     "merkle_root",
     "plan_targets",
     "verify_commitment",

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from conditions._condition import Condition
+from conditions._condition import Condition, keyed_condition_id
 from conditions._merkle import merkle_root
 from conditions._spec import Rfc3339
 from conditions._wire import V1, Hex32, PublicKeyB64, SignatureB64, Wire, sha256_hex
@@ -29,6 +29,11 @@ class Leaf(Wire):
     def data(self) -> bytes:
         """The leaf data that the Merkle tree hashes."""
         return self.canonical()
+
+    @property
+    def id(self) -> str:
+        """The condition's keyed id, recomputed from the revealed condition and salt."""
+        return keyed_condition_id(self.condition, self.salt)
 
 
 class CommitmentStatement(Wire):
@@ -68,11 +73,13 @@ class CommitmentSecret(Wire):
         return [leaf.data() for leaf in self.leaves]
 
 
-def make_leaves(cycle: str, conditions: Sequence[Condition]) -> list[Leaf]:
-    """Salted leaves for ``conditions``, in a secret random order."""
+def make_leaves(cycle: str, salted: Sequence[tuple[Condition, str]]) -> list[Leaf]:
+    """Leaves for ``(condition, salt)`` pairs (the targets' own salts), in a secret order.
+
+    Reusing the generation salts makes each leaf's ``id`` the target's keyed id.
+    """
     leaves = [
-        Leaf(v=1, domain=LEAF_DOMAIN, cycle=cycle, condition=c, salt=secrets.token_bytes(32).hex())
-        for c in conditions
+        Leaf(v=1, domain=LEAF_DOMAIN, cycle=cycle, condition=c, salt=salt) for c, salt in salted
     ]
     # The order must not be guessable (e.g. from the generation order), hence not the seeded rng.
     secrets.SystemRandom().shuffle(leaves)

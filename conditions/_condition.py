@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 
 import rfc8785
 from pydantic import BaseModel, ConfigDict, Field
@@ -49,7 +50,11 @@ class Condition(_Frozen):
 
     @property
     def id(self) -> str:
-        """Stable id: a prefix of the SHA-256 of the canonical JSON."""
+        """Stable public id: a prefix of the SHA-256 of the canonical JSON.
+
+        Only for public conditions (the source, dev runs); committed targets carry keyed ids
+        (``keyed_condition_id``), which cannot be recomputed from a guessed condition.
+        """
         return "c-" + hashlib.sha256(self.canonical()).hexdigest()[:12]
 
     def axis_value(self, axis: str) -> object:
@@ -63,3 +68,13 @@ class Condition(_Frozen):
         from sim/acme-2 to sim/orbit-2 (both version "2") differs on ["provider"] only.
         """
         return [a for a in AXES if self.axis_value(a) != other.axis_value(a)]
+
+
+def keyed_condition_id(condition: Condition, salt_hex: str) -> str:
+    """The id of a committed target: a prefix of HMAC-SHA256(key=salt, canonical JSON).
+
+    Without the salt (private until the reveal, then in the revealed leaf) the id says
+    nothing about the condition, unlike ``Condition.id``, which anyone can recompute.
+    """
+    mac = hmac.new(bytes.fromhex(salt_hex), condition.canonical(), hashlib.sha256)
+    return "c-" + mac.hexdigest()[:16]

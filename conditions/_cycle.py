@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -14,7 +16,7 @@ from conditions._home import CycleHome, CycleRecord, now_rfc3339
 from conditions._keys import b64, create_key, fingerprint, load_key, public_key_b64
 from conditions._ledger import GENESIS, Ledger, LedgerEntry
 from conditions._reveal import make_reveal
-from conditions._spec import CycleSpec
+from conditions._spec import CycleSpec, parse_time
 from conditions._state import GUARDED, NEXT_STEP, CycleState
 from conditions._targets import Target, TargetSet, plan_targets
 from conditions._verify import verify_commitment, verify_commitment_and_reveal
@@ -23,6 +25,9 @@ from conditions.errors import ConditionsError
 
 STATE_EVENT = "cycle.state"
 """Ledger kind of a state transition."""
+
+_COUNTS = ("expected", "valid", "invalid", "missing", "unexpected")
+"""Accounting counts a ``run.<phase>`` ledger entry must carry."""
 
 
 class Cycle:
@@ -33,7 +38,7 @@ class Cycle:
         self.home = home
         self.paths = CycleHome(home)
         self.record = record
-        self.ledger = Ledger(self.paths.db)
+        self.ledger = Ledger(self.paths.db, self.paths.operator)
         self._passphrase = passphrase
         self._key: Ed25519PrivateKey | None = None
 
@@ -88,14 +93,24 @@ class Cycle:
 
     @classmethod
     def open(cls, home: Path, *, passphrase: str | None = None) -> Cycle:
-        """Open the cycle in ``home``; the key is read only when something must be signed."""
+        """Open the cycle in ``home``, checked; the key is read only when something is signed.
+
+        Refuses a home other users can read (``CycleHome.check_private``) and a ledger that
+        fails ``Ledger.verify`` (a missing, edited or re-chained entry, or an end that is not
+        the last checkpoint's).
+        """
         paths = CycleHome(home)
         if not paths.record.exists():
             raise ConditionsError(
-                f"no release cycle in {home}", f"run `vwt cycle init --home {home}` first"
+                f"no release cycle in {home}",
+                "pass the --home of the operator's cycle (or VWT_HOME); operators start one "
+                "with `vwt cycle init`",
             )
+        paths.check_private()
         record = parse(CycleRecord, read_json(paths.record, "cycle record"), str(paths.record))
-        return cls(home, record, passphrase)
+        cycle = cls(home, record, passphrase)
+        cycle.ledger.verify()
+        return cycle
 
     @property
     def spec(self) -> CycleSpec:
@@ -160,10 +175,21 @@ class Cycle:
                 NEXT_STEP[current],
             )
 
-    def transition(self, state: CycleState | str, note: str = "") -> LedgerEntry:
+    def transition(
+        self,
+        state: CycleState | str,
+        note: str = "",
+        *,
+        accept_invalid: bool = False,
+        override_window: bool = False,
+    ) -> LedgerEntry:
         """Move one step forward to ``state``, recorded with a timestamp in the ledger.
 
         'committed' and 'revealed' are reached only by ``commit()`` and ``reveal()``.
+        'open' is refused before the spec's ``opens_at`` unless ``override_window`` (recorded
+        as ``"override": "opens_at"``). 'adaptation' needs the last ``run.frozen`` ledger entry
+        to account for every planned trial (none missing or unexpected) with none invalid;
+        ``accept_invalid`` lets invalid trials through, recorded with their count.
         """
         target = _as_state(state)
         if target in GUARDED:
@@ -171,9 +197,80 @@ class Cycle:
                 f"cycle {self.id} cannot be moved to '{target.value}' by hand: {GUARDED[target]}",
                 NEXT_STEP[self.state],
             )
-        return self._move(target, note)
+        return self._move(
+            target, note, accept_invalid=accept_invalid, override_window=override_window
+        )
 
-    def _move(self, target: CycleState, note: str) -> LedgerEntry:
+    def _guard(
+        self, target: CycleState, *, accept_invalid: bool, override_window: bool
+    ) -> dict[str, Any]:
+        """Check what ``target`` needs beyond being next; return what to record about it."""
+        if target == CycleState.open:
+            opens_at = parse_time(self.spec.opens_at)
+            if datetime.now(UTC) >= opens_at:
+                return {}
+            if not override_window:
+                raise ConditionsError(
+                    f"cycle {self.id} cannot open before its opens_at {self.spec.opens_at} "
+                    f"(now {now_rfc3339()})",
+                    f"wait until then, or open early with `vwt cycle advance open --home "
+                    f"{self.home} --override-window` (recorded in the ledger)",
+                )
+            return {"override": "opens_at", "opens_at": self.spec.opens_at}
+        if target == CycleState.adaptation:
+            return self._require_run(
+                "frozen",
+                accept_invalid,
+                f"`vwt cycle advance adaptation --home {self.home} --accept-invalid`",
+            )
+        return {}
+
+    def _require_run(self, phase: str, accept_invalid: bool, bypass: str) -> dict[str, Any]:
+        """Refuse unless the last ``run.<phase>`` entry is complete and clean (see transition).
+
+        Returns what the transition records: the checked entry and any accepted invalids.
+        """
+        run = f"`vwt run {phase} --home {self.home}`"
+        entry = self.ledger.last(f"run.{phase}")
+        if entry is None:
+            raise ConditionsError(
+                f"cycle {self.id} has no {phase} run recorded: every planned {phase} trial "
+                "must be run first",
+                f"run {run}",
+            )
+        counts = {k: entry.payload.get(k) for k in _COUNTS}
+        if any(type(v) is not int for v in counts.values()):
+            raise ConditionsError(
+                f"the last {phase} run record (ledger entry {entry.seq}) carries no accounting",
+                f"run {run} again to record it",
+            )
+        if counts["missing"] or counts["unexpected"]:
+            raise ConditionsError(
+                f"the {phase} run is incomplete: {counts['missing']} of {counts['expected']} "
+                f"planned trials missing, {counts['unexpected']} unexpected (ledger entry "
+                f"{entry.seq})",
+                f"run {run} to resume it; stored trials are not repeated",
+            )
+        if counts["invalid"] and not accept_invalid:
+            raise ConditionsError(
+                f"{counts['invalid']} of {counts['expected']} {phase} trials are invalid "
+                f"(ledger entry {entry.seq})",
+                f"run {run} (it retries invalid trials), or go on without them with "
+                f"{bypass} (recorded in the ledger and the release)",
+            )
+        return {f"{phase}_run": {"ledger_seq": entry.seq, **counts}} | (
+            {"accept_invalid": True, "invalid": counts["invalid"]} if counts["invalid"] else {}
+        )
+
+    def _move(
+        self,
+        target: CycleState,
+        note: str,
+        *,
+        accept_invalid: bool = False,
+        override_window: bool = False,
+        checked: dict[str, Any] | None = None,
+    ) -> LedgerEntry:
         last = self.ledger.last(STATE_EVENT)
         current = CycleState(last.payload["to"]) if last else CycleState.draft
         following = current.next()
@@ -191,7 +288,12 @@ class Cycle:
                 f"'{target.value}': {why}",
                 NEXT_STEP[current],
             )
-        payload = {"from": current.value, "to": target.value, "note": note}
+        extra = (
+            checked
+            if checked is not None
+            else self._guard(target, accept_invalid=accept_invalid, override_window=override_window)
+        )
+        payload = {"from": current.value, "to": target.value, "note": note, **extra}
         return self.ledger.append(STATE_EVENT, payload, expect_last=last.hash if last else GENESIS)
 
     # -- targets, commitment, reveal -------------------------------------------------------
@@ -201,7 +303,11 @@ class Cycle:
         self.require_state(CycleState.draft, action="change the target conditions")
         plan = plan_targets(self.spec, max_conditions)
         write_json(self.paths.targets, plan, private=True)
-        self.ledger.append("conditions.generated", plan.manifest.model_dump(mode="json"))
+        # The draw seed stays in the private targets.json only.
+        public = plan.manifest.model_dump(mode="json", exclude={"draw_seed"})
+        self.ledger.append(
+            "conditions.generated", public | {"secret_draw": plan.manifest.draw_seed is not None}
+        )
         return plan.targets
 
     def target_set(self) -> TargetSet:
@@ -216,10 +322,14 @@ class Cycle:
         """The target conditions (operator-side; private until the reveal)."""
         return self.target_set().targets
 
+    def evaluation_conditions(self) -> list[tuple[str, Condition]]:
+        """``(id, condition)`` to evaluate: the source (public id), then each target (keyed)."""
+        return [(self.source.id, self.source)] + [(t.id, t.condition) for t in self.targets()]
+
     def commit(self) -> Path:
         """Commit to the targets: write the private opening and public/commitment.json."""
         self.require_state(CycleState.draft, action="commit the target conditions")
-        leaves = make_leaves(self.id, [t.condition for t in self.targets()])
+        leaves = make_leaves(self.id, [(t.condition, t.salt) for t in self.targets()])
         signed, secret = commit(
             leaves,
             cycle=self.id,
@@ -238,15 +348,30 @@ class Cycle:
         self._move(CycleState.committed, "commitment published")
         return self.paths.commitment
 
-    def reveal(self, condition_ids: Iterable[str] | None = None, out: Path | None = None) -> Path:
-        """Reveal every committed condition, or only ``condition_ids``, with audit paths.
+    def reveal(
+        self,
+        condition_ids: Iterable[str] | None = None,
+        out: Path | None = None,
+        *,
+        accept_invalid: bool = False,
+    ) -> Path:
+        """Reveal every committed condition, or only ``condition_ids`` (keyed ids), with proofs.
 
-        Allowed once the adapted runs are final (moving the cycle to 'revealed') and after.
-        The reveal is verified against the commitment before it is written.
+        Allowed once the adapted runs are final (moving the cycle to 'revealed') and after:
+        from 'adapted_run', the last ``run.adapted`` entry must be complete and clean (or
+        complete with invalid trials and ``accept_invalid``, recorded). The reveal is verified
+        against the commitment before it is written.
         """
         self.require_state(
             CycleState.adapted_run, CycleState.revealed, action="reveal the target conditions"
         )
+        checked = None
+        if self.state == CycleState.adapted_run:
+            checked = self._require_run(
+                "adapted",
+                accept_invalid,
+                f"`vwt conditions reveal --home {self.home} --accept-invalid`",
+            )
         signed = verify_commitment(self.paths.commitment, self.public_key_b64)
         secret = parse(CommitmentSecret, read_json(self.paths.secret, "opening"), "opening")
         indices = self._indices(secret, condition_ids)
@@ -269,11 +394,11 @@ class Cycle:
             },
         )
         if self.state == CycleState.adapted_run:
-            self._move(CycleState.revealed, f"{reveal.reveal.scope} reveal")
+            self._move(CycleState.revealed, f"{reveal.reveal.scope} reveal", checked=checked)
         return path
 
     def _indices(self, secret: CommitmentSecret, condition_ids: Iterable[str] | None) -> list[int]:
-        by_id = {leaf.condition.id: i for i, leaf in enumerate(secret.leaves)}
+        by_id = {leaf.id: i for i, leaf in enumerate(secret.leaves)}
         if condition_ids is None:
             return sorted(by_id.values())
         wanted = set(condition_ids)

@@ -1,9 +1,19 @@
-"""The cycle's append-only, hash-chained ledger, in the cycle's SQLite database (WAL)."""
+"""The cycle's append-only, hash-chained ledger, in the cycle's SQLite database (WAL).
+
+Each append also writes a checkpoint (sequence number and head hash, authenticated with an
+HMAC key private to the operator), so that dropping the last entries, or an entry re-hashed
+after an edit, is detected: a hash chain alone cannot tell a shortened ledger from a young one.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import os
+import secrets
 import sqlite3
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -12,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from conditions._wire import canonical, sha256_hex
+from conditions._wire import Hex32, canonical, sha256_hex
 from conditions.errors import ConditionsError
 
 GENESIS = "0" * 64
@@ -62,23 +72,92 @@ def _entry(row: sqlite3.Row) -> LedgerEntry:
     )
 
 
+def _checked_entry(row: sqlite3.Row) -> LedgerEntry:
+    try:
+        return _entry(row)
+    except ValueError:  # malformed payload JSON or field: an edit outside vwt
+        raise ConditionsError(
+            f"ledger entry {row['seq']} was altered after it was written", _RESTORE
+        ) from None
+
+
+class LedgerCheckpoint(BaseModel):
+    """operator/ledger.checkpoint: the ledger's last entry, authenticated with the ledger key."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    v: Literal[1] = Field(default=1, description="Format version.")
+    seq: int = Field(ge=0, description="Sequence number of the last entry.")
+    head: Hex32 = Field(description="Hash of that entry.")
+    mac: Hex32 = Field(description="HMAC-SHA256 (hex) of {v, seq, head} under the ledger key.")
+
+    @staticmethod
+    def body(seq: int, head: str) -> bytes:
+        """The bytes the MAC covers."""
+        return canonical({"v": 1, "domain": "vwt/ledger-checkpoint", "seq": seq, "head": head})
+
+
+def create_private_file(path: Path) -> None:
+    """Create ``path`` empty with mode 0600 whatever the umask, unless it exists."""
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Replace ``path`` atomically (temp file, fsync, rename) with a 0600 file holding ``data``."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 class Ledger:
     """Append-only, hash-chained event log shared by the operator, runner and reporter.
 
-    Lives in its own ``ledger`` table of the cycle's SQLite file; every call opens its own
-    connection with a busy timeout, so several processes can append.
+    Lives in its own ``ledger`` table of the cycle's SQLite file (created 0600); every call
+    opens its own connection with a busy timeout, so several processes can append. With a
+    ``checkpoint_dir`` (the cycle's operator/), every append also rewrites the checkpoint there
+    and ``verify`` checks the ledger against it.
     """
 
-    def __init__(self, db_path: Path) -> None:
-        """Open (creating if needed) the ledger in ``db_path``."""
+    def __init__(self, db_path: Path, checkpoint_dir: Path | None = None) -> None:
+        """Open (creating if needed, mode 0600) the ledger in ``db_path``."""
         self.db_path = db_path
+        self.checkpoint_dir = checkpoint_dir
+        create_private_file(db_path)
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)
 
+    @property
+    def checkpoint_path(self) -> Path | None:
+        """Where the checkpoint is, if this ledger keeps one."""
+        return self.checkpoint_dir / "ledger.checkpoint" if self.checkpoint_dir else None
+
+    @property
+    def key_path(self) -> Path | None:
+        """Where the checkpoint's HMAC key is, if this ledger keeps a checkpoint."""
+        return self.checkpoint_dir / "ledger.key" if self.checkpoint_dir else None
+
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.db_path, timeout=30.0, isolation_level=None)
+        try:
+            db = sqlite3.connect(self.db_path, timeout=30.0, isolation_level=None)
+        except sqlite3.Error as e:
+            raise ConditionsError(f"cannot open the ledger {self.db_path}: {e}") from None
         db.row_factory = sqlite3.Row
         try:
             yield db
@@ -94,11 +173,14 @@ class Ledger:
         within +-2**53.
 
         ``expect_last`` (GENESIS for "none yet") makes check-then-append atomic, so two
-        processes cannot both make the same state transition.
+        processes cannot both make the same state transition. The ledger's end is checked
+        against the checkpoint first, so an append never re-signs a shortened ledger.
         """
         ts = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
         with self._connect() as db:
             db.execute("BEGIN IMMEDIATE")
+            previous: bytes | None = None
+            wrote = False
             try:
                 if expect_last is not None and self._last_hash(db, kind) != expect_last:
                     raise ConditionsError(
@@ -108,6 +190,7 @@ class Ledger:
                 last = db.execute(
                     "SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1"
                 ).fetchone()
+                self._check_end(last["seq"] if last else None, last["hash"] if last else None)
                 seq, prev = (last["seq"] + 1, last["hash"]) if last else (0, GENESIS)
                 text = canonical(payload).decode()
                 entry = LedgerEntry(
@@ -122,11 +205,106 @@ class Ledger:
                     "INSERT INTO ledger (seq, ts, kind, payload, prev, hash) VALUES (?,?,?,?,?,?)",
                     (seq, ts, kind, text, prev, entry.hash),
                 )
+                if self.checkpoint_path is not None:
+                    cp = self.checkpoint_path
+                    previous = cp.read_bytes() if cp.exists() else None
+                    wrote = True
+                    self._write_checkpoint(seq, entry.hash)
                 db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                if wrote:
+                    self._restore_checkpoint(previous)
                 raise
         return entry
+
+    def _restore_checkpoint(self, previous: bytes | None) -> None:
+        assert self.checkpoint_path is not None
+        if previous is None:
+            self.checkpoint_path.unlink(missing_ok=True)
+        else:
+            _write_private(self.checkpoint_path, previous)
+
+    def _key(self, *, create: bool) -> bytes:
+        path = self.key_path
+        assert path is not None
+        if create and not path.exists():
+            create_private_file(path)
+            if path.stat().st_size == 0:
+                _write_private(path, secrets.token_hex(32).encode() + b"\n")
+        try:
+            text = path.read_text(encoding="ascii").strip()
+            key = bytes.fromhex(text)
+        except FileNotFoundError:
+            raise ConditionsError(
+                f"the ledger key {path} is missing, so the ledger cannot be checked", _RESTORE
+            ) from None
+        except (OSError, UnicodeDecodeError, ValueError):
+            raise ConditionsError(
+                f"the ledger key {path} is unreadable or altered", _RESTORE
+            ) from None
+        if len(key) != 32:
+            raise ConditionsError(f"the ledger key {path} is altered (not 32 bytes)", _RESTORE)
+        return key
+
+    def _mac(self, seq: int, head: str, *, create: bool = False) -> str:
+        body = LedgerCheckpoint.body(seq, head)
+        return hmac.new(self._key(create=create), body, hashlib.sha256).hexdigest()
+
+    def _write_checkpoint(self, seq: int, head: str) -> None:
+        assert self.checkpoint_path is not None
+        cp = LedgerCheckpoint(seq=seq, head=head, mac=self._mac(seq, head, create=seq == 0))
+        _write_private(self.checkpoint_path, cp.model_dump_json().encode() + b"\n")
+
+    def checkpoint(self) -> LedgerCheckpoint | None:
+        """The authenticated checkpoint (None if this ledger keeps none, or none yet)."""
+        path = self.checkpoint_path
+        if path is None or not path.exists():
+            return None
+        try:
+            cp = LedgerCheckpoint.model_validate_json(path.read_bytes())
+        except (OSError, ValueError):
+            raise ConditionsError(f"the ledger checkpoint {path} is malformed", _RESTORE) from None
+        if not hmac.compare_digest(self._mac(cp.seq, cp.head), cp.mac):
+            raise ConditionsError(
+                f"the ledger checkpoint {path} was altered (its MAC does not verify)", _RESTORE
+            )
+        return cp
+
+    def _check_end(self, last_seq: int | None, last_hash: str | None) -> None:
+        """Raise unless the ledger ends exactly where the checkpoint says (if one is kept)."""
+        if self.checkpoint_path is None:
+            return
+        cp = self.checkpoint()
+        if cp is None:
+            if last_seq is not None:
+                raise ConditionsError(
+                    f"the ledger checkpoint {self.checkpoint_path} is missing although the "
+                    f"ledger holds entries 0..{last_seq}",
+                    _RESTORE,
+                )
+            return
+        if last_seq is None or cp.seq > last_seq:
+            first = 0 if last_seq is None else last_seq + 1
+            raise ConditionsError(
+                f"ledger entry {first} is missing: the ledger ends at entry "
+                f"{'-' if last_seq is None else last_seq} but its last checkpoint is at entry "
+                f"{cp.seq} (entries {first}..{cp.seq} were removed)",
+                _RESTORE,
+            )
+        if cp.seq < last_seq:
+            raise ConditionsError(
+                f"ledger entry {cp.seq + 1} was added outside vwt: the last checkpoint is at "
+                f"entry {cp.seq} but the ledger ends at entry {last_seq}",
+                _RESTORE,
+            )
+        if cp.head != last_hash:
+            raise ConditionsError(
+                f"ledger entry {cp.seq} was altered after it was written (it differs from the "
+                "last checkpoint)",
+                _RESTORE,
+            )
 
     @staticmethod
     def _last_hash(db: sqlite3.Connection, kind: str) -> str:
@@ -161,20 +339,36 @@ class Ledger:
         return str(row["hash"]) if row else GENESIS
 
     def verify(self) -> None:
-        """Check every entry's hash and link; raise ConditionsError at the first break."""
-        prev = GENESIS
-        for expected_seq, e in enumerate(self.entries()):
-            if e.seq != expected_seq:
-                raise ConditionsError(f"ledger entry {expected_seq} is missing", _TAMPERED)
-            if e.prev != prev:
-                raise ConditionsError(
-                    f"ledger entry {e.seq} does not link to entry {e.seq - 1}", _TAMPERED
-                )
-            if LedgerEntry.compute_hash(e.seq, e.ts, e.kind, e.payload, e.prev) != e.hash:
-                raise ConditionsError(
-                    f"ledger entry {e.seq} was altered after it was written", _TAMPERED
-                )
-            prev = e.hash
+        """Check every entry's hash and link, then the end against the checkpoint.
+
+        Raises ConditionsError naming the first entry that is missing, altered or unlinked.
+        Runs under the write lock, so an append in flight is never mistaken for tampering.
+        """
+        with self._connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                rows = db.execute("SELECT * FROM ledger ORDER BY seq").fetchall()
+                entries = [_checked_entry(r) for r in rows]
+                prev = GENESIS
+                for expected_seq, e in enumerate(entries):
+                    if e.seq != expected_seq:
+                        raise ConditionsError(f"ledger entry {expected_seq} is missing", _RESTORE)
+                    if e.prev != prev:
+                        raise ConditionsError(
+                            f"ledger entry {e.seq} does not link to entry {e.seq - 1}", _RESTORE
+                        )
+                    if LedgerEntry.compute_hash(e.seq, e.ts, e.kind, e.payload, e.prev) != e.hash:
+                        raise ConditionsError(
+                            f"ledger entry {e.seq} was altered after it was written", _RESTORE
+                        )
+                    prev = e.hash
+                last = entries[-1] if entries else None
+                self._check_end(last.seq if last else None, last.hash if last else None)
+            finally:
+                db.execute("ROLLBACK")
 
 
-_TAMPERED = "the ledger was edited outside vwt; restore it from a backup"
+_RESTORE = (
+    "the ledger was edited outside vwt: restore the home's vwt.sqlite and "
+    "operator/ledger.checkpoint from a backup, or treat the cycle as compromised"
+)

@@ -24,6 +24,9 @@ class RevealedCondition(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     index: int = Field(description="Leaf index in the committed tree.")
+    id: str = Field(
+        description="Keyed condition id, recomputed from the leaf's condition and salt."
+    )
     condition: Condition = Field(description="The revealed condition.")
 
 
@@ -34,6 +37,7 @@ class VerifiedReveal(BaseModel):
 
     cycle: str = Field(description="Cycle id.")
     root: str = Field(description="Committed Merkle root (hex).")
+    commitment: str = Field(description="SHA-256 of the commitment statement (hex).")
     tree_size: int = Field(description="Committed number of conditions.")
     opens_at: str = Field(description="When submissions opened (RFC 3339).")
     closes_at: str = Field(description="When submissions closed (RFC 3339).")
@@ -127,14 +131,33 @@ def _check_leaves(r: RevealStatement) -> list[RevealedCondition]:
             )
         seen_index.add(i)
         seen_condition[cid] = i
-    missing = sorted(set(range(r.tree_size)) - seen_index)
-    if r.scope == "full" and missing:
-        shown = ", ".join(map(str, missing[:10])) + (" …" if len(missing) > 10 else "")
+    # Indices are distinct and in range, so counting decides completeness; nothing is
+    # allocated by the (signed but untrusted) tree size.
+    n_missing = r.tree_size - len(seen_index)
+    if r.scope == "full" and n_missing:
+        first = _first_missing(seen_index, r.tree_size, 10)
+        shown = ", ".join(map(str, first)) + (" …" if n_missing > len(first) else "")
         raise ConditionsError(
-            f"the full reveal is missing {len(missing)} committed leaves (indices {shown})",
+            f"the full reveal is missing {n_missing} committed leaves (indices {shown})",
             _REPUBLISH,
         )
-    return [RevealedCondition(index=x.index, condition=x.leaf.condition) for x in r.leaves]
+    return [
+        RevealedCondition(index=x.index, id=x.leaf.id, condition=x.leaf.condition) for x in r.leaves
+    ]
+
+
+def _first_missing(seen: set[int], tree_size: int, limit: int) -> list[int]:
+    """The lowest ``limit`` indices below ``tree_size`` not in ``seen``.
+
+    They all lie below len(seen) + limit, so this takes O(len(seen)) steps whatever the size.
+    """
+    out: list[int] = []
+    i = 0
+    while len(out) < limit and i < min(tree_size, len(seen) + limit):
+        if i not in seen:
+            out.append(i)
+        i += 1
+    return out
 
 
 def verify_commitment_and_reveal(
@@ -162,6 +185,7 @@ def verify_commitment_and_reveal(
     return VerifiedReveal(
         cycle=c.cycle,
         root=c.root,
+        commitment=c.digest(),
         tree_size=c.tree_size,
         opens_at=c.opens_at,
         closes_at=c.closes_at,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -49,7 +49,7 @@ def generate(
             "--max-conditions",
             min=1,
             help="Cap the count; every single-axis condition is kept, pairs are drawn "
-            "per stratum with the cycle seed.",
+            "per stratum with a secret seed (kept in the private HOME/operator/targets.json).",
         ),
     ] = None,
 ) -> None:
@@ -57,9 +57,10 @@ def generate(
     cycle = Cycle.open(home)
     cycle.generate(max_conditions)
     manifest = cycle.target_set().manifest
+    drawn = "; pairs drawn with a secret seed" if manifest.draw_seed is not None else ""
     console.print(
         f"{sum(manifest.strata.values())} target conditions for cycle {cycle.id} "
-        f"(of {manifest.candidates} realisable; seed {manifest.seed})"
+        f"(of {manifest.candidates} realisable{drawn}); ids keyed with secret salts"
     )
     for stratum, n in manifest.strata.items():
         console.print(f"  {stratum}: {n}")
@@ -71,13 +72,31 @@ def generate(
 @user_errors
 def list_(
     home: Home = DEFAULT_HOME,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object instead of a table.")
+    ] = False,
 ) -> None:
-    """List the target conditions (operator only: they stay private until the reveal)."""
+    """List the target conditions with their keyed ids (operator only: private until the reveal).
+
+    The ids are keyed with secret salts, so they reveal nothing about the conditions.
+    """
     cycle = Cycle.open(home)
     targets = cycle.targets()
     if as_json:
-        typer.echo(json.dumps([t.model_dump(mode="json") for t in targets], indent=2))
+        facts = {
+            "cycle": cycle.id,
+            "state": cycle.state.value,
+            "source": {"id": cycle.source.id, "condition": cycle.source.model_dump(mode="json")},
+            "targets": [
+                {
+                    "id": t.id,
+                    "varied": list(t.varied),
+                    "condition": t.condition.model_dump(mode="json"),
+                }
+                for t in targets
+            ],
+        }
+        typer.echo(json.dumps(facts))
         return
     table = _table("id", "varied", "model", "provider", "tool interface", "family", "harness")
     src = _row(cycle.source.id, cycle.source)
@@ -115,16 +134,47 @@ def reveal(
         Path | None,
         typer.Option("--out", help="Where to write the reveal. Default: HOME/public/reveal.json."),
     ] = None,
+    accept_invalid: Annotated[
+        bool,
+        typer.Option(
+            "--accept-invalid",
+            help="Reveal although some adapted trials are invalid (none may be missing); "
+            "recorded in the ledger with their count.",
+        ),
+    ] = False,
 ) -> None:
     """Reveal the committed conditions (all, or chosen ones) with their inclusion proofs."""
     cycle = Cycle.open(home)
-    path = cycle.reveal(condition or None, out)
+    path = cycle.reveal(condition or None, out, accept_invalid=accept_invalid)
     checked = verify_commitment_and_reveal(cycle.paths.commitment, path)
     console.print(
         f"{checked.scope} reveal of {len(checked.conditions)} of {checked.tree_size} "
         f"conditions written to {path} (verified against the commitment)"
     )
     console.print(f"cycle {cycle.id} is now {cycle.state}")
+
+
+def verify_facts(commitment: Path, reveal: Path | None, key: str | None) -> dict[str, Any]:
+    """What `vwt conditions verify --json` prints: the verified facts, one shape either way.
+
+    Without a reveal, ``scope`` is None and ``conditions`` empty.
+    """
+    if reveal is not None:
+        return {"ok": True, **verify_commitment_and_reveal(commitment, reveal, key).model_dump()}
+    c = verify_commitment(commitment, key).commitment
+    return {
+        "ok": True,
+        "cycle": c.cycle,
+        "root": c.root,
+        "commitment": c.digest(),
+        "tree_size": c.tree_size,
+        "opens_at": c.opens_at,
+        "closes_at": c.closes_at,
+        "public_key": c.public_key,
+        "fingerprint": fingerprint(c.public_key),
+        "scope": None,
+        "conditions": [],
+    }
 
 
 @app.command()
@@ -148,8 +198,14 @@ def verify(
             help="The operator's public key (base64) or fingerprint, to pin who must have signed.",
         ),
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object instead of text.")
+    ] = False,
 ) -> None:
     """Verify a commitment and reveal from the two files alone; exit 0 only if all checks hold."""
+    if as_json:
+        typer.echo(json.dumps(verify_facts(commitment, reveal, key)))
+        return
     if reveal is None:
         c = verify_commitment(commitment, key).commitment
         console.print(
@@ -160,7 +216,7 @@ def verify(
     result = verify_commitment_and_reveal(commitment, reveal, key)
     table = _table("index", "id", "model", "provider", "tool interface", "family", "harness")
     for rc in result.conditions:
-        table.add_row(str(rc.index), *_row(rc.condition.id, rc.condition))
+        table.add_row(str(rc.index), *_row(rc.id, rc.condition))
     console.print(table)
     what = "every committed condition" if result.scope == "full" else "the listed conditions"
     console.print(

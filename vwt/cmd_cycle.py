@@ -7,9 +7,10 @@ import os
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from benchmark import check_cycle_spec
@@ -83,12 +84,50 @@ def init(
     console.print("next: vwt conditions generate", highlight=False)
 
 
+def status_facts(cycle: Cycle) -> dict[str, Any]:
+    """What `vwt cycle status --json` prints (the ledger is verified by ``Cycle.open``)."""
+    checkpoint = cycle.ledger.checkpoint()
+    paths = cycle.paths
+    return {
+        "cycle": cycle.id,
+        "home": str(cycle.home),
+        "state": cycle.state.value,
+        "opens_at": cycle.spec.opens_at,
+        "closes_at": cycle.spec.closes_at,
+        "source": {"id": cycle.source.id, "condition": cycle.source.model_dump(mode="json")},
+        "fingerprint": cycle.fingerprint,
+        "targets": len(cycle.targets()) if paths.targets.exists() else None,
+        "commitment": str(paths.commitment) if paths.commitment.exists() else None,
+        "reveal": str(paths.reveal) if paths.reveal.exists() else None,
+        "transitions": [{"seq": e.seq, "ts": e.ts, **e.payload} for e in cycle.history()],
+        "ledger": {
+            "entries": len(cycle.ledger.entries()),
+            "head": cycle.ledger.head(),
+            "checkpoint_seq": checkpoint.seq if checkpoint else None,
+            "intact": True,
+        },
+        "next": NEXT_STEP[cycle.state],
+    }
+
+
+def _extras(payload: dict[str, Any]) -> str:
+    shown = {k: v for k, v in payload.items() if k not in ("from", "to", "note")}
+    return " ".join(f"{k}={json.dumps(v, separators=(',', ':'))}" for k, v in shown.items())
+
+
 @app.command()
 @user_errors
-def status(home: Home = DEFAULT_HOME) -> None:
+def status(
+    home: Home = DEFAULT_HOME,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object instead of text.")
+    ] = False,
+) -> None:
     """Show the cycle's state, source condition, schedule, key and transition history."""
     cycle = Cycle.open(home)
-    cycle.ledger.verify()
+    if as_json:
+        typer.echo(json.dumps(status_facts(cycle)))
+        return
     spec = cycle.spec
     console.print(f"cycle [bold]{cycle.id}[/] in {home}: state [bold]{cycle.state}[/]")
     console.print(f"submissions: {spec.opens_at} to {spec.closes_at}")
@@ -103,9 +142,13 @@ def status(home: Home = DEFAULT_HOME) -> None:
     table = Table("when (UTC)", "from", "to", "note", title="transitions")
     for entry in cycle.history():
         p = entry.payload
-        table.add_row(entry.ts, p["from"] or "-", p["to"], p["note"])
+        note = " ".join(x for x in (p["note"], _extras(p)) if x)
+        table.add_row(entry.ts, p["from"] or "-", p["to"], escape(note))
     console.print(table)
-    console.print(f"ledger: {len(cycle.ledger.entries())} entries, chain intact")
+    console.print(
+        f"ledger: {len(cycle.ledger.entries())} entries, chain intact and matching its "
+        "last checkpoint"
+    )
     console.print(f"next: {NEXT_STEP[cycle.state]}", highlight=False)
 
 
@@ -115,12 +158,33 @@ def advance(
     state: Annotated[CycleState, typer.Argument(help="The state to move to (the next one).")],
     home: Home = DEFAULT_HOME,
     note: Annotated[str, typer.Option("--note", help="Why, recorded in the ledger.")] = "",
+    accept_invalid: Annotated[
+        bool,
+        typer.Option(
+            "--accept-invalid",
+            help="To 'adaptation': go on although some frozen trials are invalid (none may be "
+            "missing); recorded in the ledger with their count.",
+        ),
+    ] = False,
+    override_window: Annotated[
+        bool,
+        typer.Option(
+            "--override-window",
+            help="To 'open': open submissions before the spec's opens_at; recorded in the ledger.",
+        ),
+    ] = False,
 ) -> None:
     """Move the cycle one step forward (e.g. committed -> open), recorded in the ledger."""
     cycle = Cycle.open(home)
-    entry = cycle.transition(state, note)
+    entry = cycle.transition(
+        state, note, accept_invalid=accept_invalid, override_window=override_window
+    )
+    extras = _extras(entry.payload)
     console.print(
         f"cycle {cycle.id}: {entry.payload['from']} -> {entry.payload['to']} at {entry.ts}"
+        + (f" ({extras})" if extras else ""),
+        highlight=False,
+        markup=False,
     )
 
 

@@ -45,12 +45,25 @@ def rich_spec(default_data: dict[str, Any]) -> CycleSpec:
     return CycleSpec.model_validate(rich_data(default_data))
 
 
+def record_run(cycle: Cycle, phase: str, *, expected: int = 4, **counts: int) -> None:
+    """Append a ``run.<phase>`` accounting entry as the runner does (clean unless told)."""
+    payload = {"phase": phase, "expected": expected, "valid": expected, "invalid": 0}
+    payload |= {"missing": 0, "unexpected": 0} | counts
+    cycle.ledger.append(f"run.{phase}", payload)
+
+
 def advance_to(cycle: Cycle, state: CycleState) -> None:
-    """Walk a committed cycle forward by hand until ``state``."""
+    """Walk a committed cycle forward until ``state``: opening early if need be, recording
+    a clean run of each phase the walk passes (as `vwt run` would) unless one is recorded.
+    """
     while cycle.state != state:
         nxt = cycle.state.next()
         assert nxt is not None
-        cycle.transition(nxt, f"test moves to {nxt}")
+        if nxt == CycleState.adaptation and cycle.ledger.last("run.frozen") is None:
+            record_run(cycle, "frozen")
+        cycle.transition(nxt, f"test moves to {nxt}", override_window=True)
+    if state == CycleState.adapted_run and cycle.ledger.last("run.adapted") is None:
+        record_run(cycle, "adapted")
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from conditions import (
     Cycle,
     CycleSpec,
     CycleState,
+    Leaf,
     verify_commitment_and_reveal,
     verify_signature,
 )
@@ -88,7 +89,8 @@ def test_a_swapped_key_file_is_refused(tmp_path: Path, default_spec: CycleSpec) 
 def test_open_without_a_cycle_says_how_to_start(tmp_path: Path) -> None:
     with pytest.raises(ConditionsError, match="no release cycle") as err:
         Cycle.open(tmp_path / "nothing")
-    assert err.value.hint and "vwt cycle init" in err.value.hint
+    assert err.value.hint and "--home of the operator's cycle" in err.value.hint
+    assert "operators start one with `vwt cycle init`" in err.value.hint
 
 
 def test_the_whole_walk_is_recorded_with_timestamps(committed: Cycle) -> None:
@@ -178,8 +180,9 @@ def test_commit_keeps_the_opening_private(committed: Cycle) -> None:
     opening = json.loads(committed.paths.secret.read_text())
     salts = [leaf["salt"] for leaf in opening["leaves"]]
     assert len(set(salts)) == len(salts) == 8 and all(len(s) == 64 for s in salts)
-    committed_ids = {Condition.model_validate(leaf["condition"]).id for leaf in opening["leaves"]}
-    assert committed_ids == {t.id for t in committed.targets()}
+    leaves = [Leaf.model_validate(leaf) for leaf in opening["leaves"]]
+    assert {leaf.id for leaf in leaves} == {t.id for t in committed.targets()}
+    assert sorted(salts) == sorted(t.salt for t in committed.targets())
 
 
 def test_leaf_order_is_a_secret_shuffle(tmp_path: Path, default_spec: CycleSpec) -> None:
@@ -187,7 +190,7 @@ def test_leaf_order_is_a_secret_shuffle(tmp_path: Path, default_spec: CycleSpec)
     orders, generated = [], []
     for i in range(4):
         cycle = Cycle.init(tmp_path / str(i), default_spec)
-        generated = [t.id for t in cycle.generate()]
+        generated = [t.condition.id for t in cycle.generate()]
         cycle.commit()
         opening = json.loads(cycle.paths.secret.read_text())
         orders.append([Condition.model_validate(x["condition"]).id for x in opening["leaves"]])
@@ -208,7 +211,7 @@ def test_selective_reveal_opens_only_the_chosen(committed: Cycle) -> None:
     path = committed.reveal(chosen)
     result = verify_commitment_and_reveal(committed.paths.commitment, path)
     assert result.scope == "selective"
-    assert sorted(c.condition.id for c in result.conditions) == sorted(chosen)
+    assert sorted(c.id for c in result.conditions) == sorted(chosen)
     assert committed.state == CycleState.revealed
     full = committed.reveal(out=committed.home / "full.json")
     assert verify_commitment_and_reveal(committed.paths.commitment, full).scope == "full"

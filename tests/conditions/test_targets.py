@@ -10,12 +10,13 @@ import pytest
 
 from conditions import (
     AXES,
+    Condition,
     ConditionsError,
     CycleSpec,
+    Target,
     generate_targets,
     plan_targets,
 )
-from tests.conditions.conftest import rich_data
 
 
 def test_varied_is_what_differs_from_the_source(rich_spec: CycleSpec) -> None:
@@ -66,18 +67,37 @@ def test_unrealisable_combination_is_skipped(default_spec: CycleSpec) -> None:
     assert sum(strata.values()) == 8
 
 
-def test_generation_is_deterministic(rich_spec: CycleSpec) -> None:
-    assert generate_targets(rich_spec) == generate_targets(rich_spec)
-    assert generate_targets(rich_spec, 12) == generate_targets(rich_spec, 12)
+def _conditions(targets: list[Target]) -> list[tuple[Condition, tuple[str, ...]]]:
+    return [(t.condition, t.varied) for t in targets]
+
+
+def test_uncapped_generation_is_deterministic_but_salted_afresh(rich_spec: CycleSpec) -> None:
+    a, b = generate_targets(rich_spec), generate_targets(rich_spec)
+    assert _conditions(a) == _conditions(b)
+    assert not {t.salt for t in a} & {t.salt for t in b}
+    assert not {t.id for t in a} & {t.id for t in b}
+
+
+def test_a_capped_draw_is_redone_only_with_its_secret_seed(rich_spec: CycleSpec) -> None:
+    plan = plan_targets(rich_spec, 12)
+    seed = plan.manifest.draw_seed
+    assert seed is not None and seed != rich_spec.seed
+    again = generate_targets(rich_spec, 12, draw_seed=seed)
+    assert _conditions(again) == _conditions(plan.targets)
+    # Knowing the catalogue and the public seed does not give the chosen set: fresh secret
+    # seeds draw different sets (identical 8 times only with negligible probability).
+    draws = {tuple(t.condition.id for t in generate_targets(rich_spec, 12)) for _ in range(8)}
+    assert len(draws) > 1
+    assert plan_targets(rich_spec).manifest.draw_seed is None
 
 
 def test_cap_keeps_every_single_axis_condition(rich_spec: CycleSpec) -> None:
     full = generate_targets(rich_spec)
-    singles = {t.id for t in full if len(t.varied) == 1}
+    singles = {t.condition.id for t in full if len(t.varied) == 1}
     capped = generate_targets(rich_spec, len(singles) + 5)
     assert len(capped) == len(singles) + 5
-    assert singles <= {t.id for t in capped}
-    assert {t.id for t in capped} <= {t.id for t in full}
+    assert singles <= {t.condition.id for t in capped}
+    assert {t.condition.id for t in capped} <= {t.condition.id for t in full}
 
 
 def test_cap_draws_pairs_in_proportion_to_their_strata(rich_spec: CycleSpec) -> None:
@@ -93,11 +113,11 @@ def test_cap_draws_pairs_in_proportion_to_their_strata(rich_spec: CycleSpec) -> 
         assert abs(drawn[stratum] - budget * n / total) < 1
 
 
-def test_the_draw_depends_on_the_seed(default_data: dict[str, Any]) -> None:
-    draws = set()
-    for seed in range(8):
-        spec = CycleSpec.model_validate({**rich_data(default_data), "seed": seed})
-        draws.add(tuple(t.id for t in generate_targets(spec, 20)))
+def test_the_draw_depends_on_the_draw_seed(rich_spec: CycleSpec) -> None:
+    draws = {
+        tuple(t.condition.id for t in generate_targets(rich_spec, 20, draw_seed=seed))
+        for seed in range(8)
+    }
     assert len(draws) > 1
 
 
@@ -110,7 +130,9 @@ def test_cap_below_the_single_axis_count_is_refused(rich_spec: CycleSpec) -> Non
 
 
 def test_cap_above_the_candidates_keeps_them_all(default_spec: CycleSpec) -> None:
-    assert generate_targets(default_spec, 1000) == generate_targets(default_spec)
+    assert _conditions(generate_targets(default_spec, 1000)) == _conditions(
+        generate_targets(default_spec)
+    )
 
 
 def test_manifest_records_seed_catalogue_and_counts(rich_spec: CycleSpec) -> None:

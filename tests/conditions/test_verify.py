@@ -69,7 +69,8 @@ def _check(tmp_path: Path, commitment: Doc | bytes, reveal: Doc | bytes, **kw: A
 def test_published_files_verify(pub: Published, tmp_path: Path) -> None:
     result = _check(tmp_path, pub.commitment, pub.reveal, expected_key=pub.cycle.fingerprint)
     assert result.scope == "full" and result.tree_size == len(result.conditions) == 8
-    assert {c.condition.id for c in result.conditions} == {t.id for t in pub.cycle.targets()}
+    assert {c.id for c in result.conditions} == {t.id for t in pub.cycle.targets()}
+    assert all(c.id != c.condition.id for c in result.conditions)
     assert result.fingerprint == pub.cycle.fingerprint
     by_key = _check(tmp_path, pub.commitment, pub.reveal, expected_key=pub.cycle.public_key_b64)
     assert by_key == result
@@ -406,7 +407,7 @@ def _secrets_of(cycle: Cycle) -> list[str]:
     found = []
     for t in cycle.targets():
         c = t.condition
-        found += [t.id, c.canonical().decode()]
+        found += [t.id, c.id, c.canonical().decode()]
         found += [
             v for v in (c.model.model, c.provider, c.harness) if v not in src.model_dump_json()
         ]

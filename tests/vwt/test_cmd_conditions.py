@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conditions import Cycle, CycleState
+from tests.conditions.conftest import record_run
 from vwt.cli import app
 
 runner = CliRunner()
@@ -41,8 +42,13 @@ def home(tmp_path: Path) -> Path:
 
 
 def _to_adapted_run(home: Path) -> None:
-    for state in ("open", "frozen_run", "adaptation", "adapted_run"):
+    """Advance through the CLI, with clean runs recorded as `vwt run` records them."""
+    assert vwt("cycle", "advance", "open", "--home", str(home), "--override-window")[0] == 0
+    assert vwt("cycle", "advance", "frozen_run", "--home", str(home))[0] == 0
+    record_run(Cycle.open(home), "frozen")
+    for state in ("adaptation", "adapted_run"):
         assert vwt("cycle", "advance", state, "--home", str(home))[0] == 0
+    record_run(Cycle.open(home), "adapted")
 
 
 def test_generate_reports_strata_and_manifest(home: Path) -> None:
@@ -63,9 +69,14 @@ def test_list_shows_every_target_as_table_or_json(home: Path) -> None:
     assert code == 0
     assert all(t.id in out for t in targets) and "(source)" in out
     code, out = vwt("conditions", "list", "--home", str(home), "--json")
-    assert [t["condition"] for t in json.loads(out)] == [
-        t.condition.model_dump(mode="json") for t in targets
+    facts = json.loads(out)
+    assert facts["cycle"] == "vwt-default-2026-12" and facts["state"] == "draft"
+    assert facts["source"]["id"] == Cycle.open(home).source.id
+    assert facts["targets"] == [
+        {"id": t.id, "varied": list(t.varied), "condition": t.condition.model_dump(mode="json")}
+        for t in targets
     ]
+    assert not [t.salt for t in targets if t.salt in out]
 
 
 def test_list_before_generate_says_what_to_do(home: Path) -> None:
@@ -91,7 +102,7 @@ def test_commit_prints_no_condition(home: Path) -> None:
 def test_reveal_before_the_runs_end_is_refused(home: Path) -> None:
     vwt("conditions", "generate", "--home", str(home))
     vwt("conditions", "commit", "--home", str(home))
-    vwt("cycle", "advance", "open", "--home", str(home))
+    vwt("cycle", "advance", "open", "--home", str(home), "--override-window")
     code, out = vwt("conditions", "reveal", "--home", str(home))
     assert code == 2 and "in state 'open'" in out and "hint:" in out
     assert not (home / "public" / "reveal.json").exists()

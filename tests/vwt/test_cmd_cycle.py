@@ -100,7 +100,7 @@ def test_status_shows_state_history_and_next_step(tmp_path: Path) -> None:
 
 def test_status_without_a_cycle(tmp_path: Path) -> None:
     code, out = vwt("cycle", "status", "--home", str(tmp_path / "none"))
-    assert code == 2 and "no release cycle" in out and "vwt cycle init" in out
+    assert code == 2 and "no release cycle" in out and "--home of the operator's cycle" in out
 
 
 def test_advance_moves_one_step_and_refuses_skips(tmp_path: Path) -> None:
@@ -112,7 +112,16 @@ def test_advance_moves_one_step_and_refuses_skips(tmp_path: Path) -> None:
     code, out = vwt("cycle", "advance", "frozen_run", "--home", home)
     assert code == 2
     assert "in state 'committed'" in out and "the next state is 'open'" in out
-    code, out = vwt("cycle", "advance", "open", "--home", home, "--note", "submissions open")
+    code, out = vwt(
+        "cycle",
+        "advance",
+        "open",
+        "--home",
+        home,
+        "--note",
+        "submissions open",
+        "--override-window",
+    )
     assert code == 0 and "committed -> open" in out
     cycle = Cycle.open(Path(home))
     assert cycle.state == CycleState.open
