@@ -32,7 +32,7 @@ def main() -> None:
         cycle="bench",
         cycle_seed=spec.seed,
         phase="frozen",
-        conditions=[spec.source],
+        conditions=[(spec.source.id, spec.source)],
         bundles=reference_bundles(),
         tasks_per_split=args.tasks,
         k=args.k,

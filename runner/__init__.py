@@ -1,9 +1,17 @@
 """Planning and running trials on Ray in sandboxes, and the SQLite results store."""
 
-from runner._accounting import Accounting, account
+from runner._accounting import Accounting, CellAccounting, account
 from runner._dev import DevRun, dev_condition, dev_store, run_dev
-from runner._execute import Execution, execute
-from runner._phase import evaluation_conditions, run_phase, store_for
+from runner._execute import MAX_ATTEMPTS, Execution, Progress, execute
+from runner._lock import LOCK_NAME, home_lock
+from runner._phase import (
+    check_evaluation_size,
+    evaluation_conditions,
+    invalid_trials_error,
+    phase_accounting,
+    run_phase,
+    store_for,
+)
 from runner._plan import plan_phase
 from runner._ray import start_ray
 from runner._records import Batch, TrialRecord, TrialSpec, trial_key
@@ -18,14 +26,18 @@ from runner.errors import RunnerError
 
 __all__ = [
     "DEFAULT_IMAGE",
+    "LOCK_NAME",
+    "MAX_ATTEMPTS",
     "Accounting",
     "Batch",
+    "CellAccounting",
     "DevRun",
     "DockerSandbox",
     "ExecResult",
     "Execution",
     "LocalSandbox",
     "Mount",
+    "Progress",
     "RunnerError",
     "Sandbox",
     "SandboxKind",
@@ -33,12 +45,16 @@ __all__ = [
     "TrialSpec",
     "TrialStore",
     "account",
+    "check_evaluation_size",
     "dev_condition",
     "dev_store",
     "docker_status",
     "evaluation_conditions",
     "execute",
+    "home_lock",
+    "invalid_trials_error",
     "make_sandbox",
+    "phase_accounting",
     "plan_phase",
     "remove_stale_sandboxes",
     "run_batch",

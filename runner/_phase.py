@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from benchmark import check_cycle_spec
-from conditions import Condition, Cycle, CycleState
+from conditions import Condition, Cycle, CycleSpec, CycleState
 from runner._accounting import Accounting, account
-from runner._execute import Execution, Progress, execute
+from runner._execute import MAX_ATTEMPTS, Execution, Progress, execute
+from runner._lock import home_lock
 from runner._plan import plan_phase
-from runner._records import Phase
+from runner._records import Batch
 from runner._store import TrialStore
 from runner.errors import RunnerError
 from submissions import submitted_bundles
 
 _PHASE_STATE = {"frozen": CycleState.frozen_run, "adapted": CycleState.adapted_run}
+RERUN_HINT = (
+    "run the same command again: trials with a valid record are not repeated, missing and "
+    "invalid ones run (up to --max-attempts attempts each)"
+)
 
 
 def store_for(home: Path) -> TrialStore:
@@ -22,70 +28,130 @@ def store_for(home: Path) -> TrialStore:
     return TrialStore(home / "vwt.sqlite")
 
 
-def evaluation_conditions(cycle: Cycle) -> list[Condition]:
-    """The source condition followed by every committed target."""
-    return [cycle.source] + [t.condition for t in cycle.targets()]
+def evaluation_conditions(cycle: Cycle) -> list[tuple[str, Condition]]:
+    """(id, condition) of the source, then of every committed target (keyed ids)."""
+    return cycle.evaluation_conditions()
 
 
-def run_phase(
-    cycle: Cycle,
-    phase: Phase,
-    *,
-    sandbox: str = "auto",
-    tasks_per_split: int | None = None,
-    k: int | None = None,
-    progress: Progress | None = None,
-) -> tuple[Execution, Accounting]:
-    """Run every submitted bundle and the baseline in the source and all targets.
-
-    The adapted phase is recorded empty: nothing adapts bundles yet.
-
-    Fails closed: if any planned trial has no record afterwards, raises RunnerError (run it
-    again to resume: stored trials are not repeated).
-    """
+def _state(phase: str) -> CycleState:
     state = _PHASE_STATE.get(phase)
     if state is None:
         raise RunnerError(f"phase {phase!r} is not a cycle phase", "use 'frozen' or 'adapted'")
-    cycle.require_state(state, action=f"run the {phase} evaluation")
-    check_cycle_spec(cycle.spec)
+    return state
+
+
+def _plan(cycle: Cycle, phase: Literal["frozen", "adapted"]) -> list[Batch]:
     if phase == "adapted":
-        # No adaptation procedure exists yet, so there is no adapted bundle: record an empty
-        # phase rather than re-running the frozen bundles under another name.
-        empty = account(phase, [], [])
-        cycle.ledger.append(
-            "run.adapted", {**empty.model_dump(mode="json"), "note": "no adapted bundles"}
-        )
-        return Execution(planned=0, already_stored=0, ran=0), empty
-    bundles = submitted_bundles(cycle)
-    if not bundles:
-        raise RunnerError(f"cycle {cycle.id} has no submissions", "submit bundles while open")
+        # No adaptation procedure exists yet, so there is no adapted bundle: the phase plans
+        # nothing rather than re-running the frozen bundles under another name.
+        return []
     evaluation = cycle.spec.evaluation
-    batches = plan_phase(
+    return plan_phase(
         cycle=cycle.id,
         cycle_seed=cycle.spec.seed,
         phase=phase,
         conditions=evaluation_conditions(cycle),
-        bundles=bundles,
-        tasks_per_split=tasks_per_split or evaluation.tasks_per_split,
-        k=k or evaluation.k,
+        bundles=submitted_bundles(cycle),
+        tasks_per_split=evaluation.tasks_per_split,
+        k=evaluation.k,
         interfaces=cycle.spec.interfaces,
     )
-    store = store_for(cycle.home)
-    execution = execute(store, batches, sandbox=sandbox, progress=progress)
-    accounting = account(phase, batches, store.records(phase))
-    cycle.ledger.append(
-        f"run.{phase}",
-        {**accounting.model_dump(mode="json"), "failed_batches": execution.failed_batches},
+
+
+def phase_accounting(cycle: Cycle, phase: str) -> Accounting:
+    """The accounting of a cycle phase ('frozen' or 'adapted') now: its plan (the committed
+    evaluation size, the submitted bundles, the evaluation conditions) against the store.
+    Starts nothing."""
+    _state(phase)
+    plan = _plan(cycle, "frozen" if phase == "frozen" else "adapted")
+    return account(phase, plan, store_for(cycle.home).records(phase))
+
+
+def check_evaluation_size(spec: CycleSpec, tasks_per_split: int | None, k: int | None) -> None:
+    """Refuse an evaluation size other than the one committed in ``spec``."""
+    committed = spec.evaluation
+    if (tasks_per_split is not None and tasks_per_split != committed.tasks_per_split) or (
+        k is not None and k != committed.k
+    ):
+        raise RunnerError(
+            f"the evaluation size is fixed at commit: {committed.tasks_per_split} tasks per "
+            f"split and k={committed.k} (asked for {tasks_per_split or '-'} tasks, "
+            f"k={k or '-'})",
+            "leave out --tasks and --k, or pass the committed values",
+        )
+
+
+def invalid_trials_error(accounting: Accounting, execution: Execution) -> RunnerError:
+    """The error for trials still invalid after their attempts, naming the first reason."""
+    first = f"; first: {execution.first_invalid}" if execution.first_invalid else ""
+    return RunnerError(
+        f"{accounting.invalid} of {accounting.expected} {accounting.phase} trials are still "
+        f"invalid after {execution.max_attempts} attempts each{first}",
+        "fix the cause, then " + RERUN_HINT,
     )
+
+
+def run_phase(
+    cycle: Cycle,
+    phase: Literal["frozen", "adapted"],
+    *,
+    sandbox: str = "auto",
+    tasks_per_split: int | None = None,
+    k: int | None = None,
+    max_attempts: int = MAX_ATTEMPTS,
+    progress: Progress | None = None,
+) -> tuple[Execution, Accounting]:
+    """Run every submitted bundle and the baseline in the source and all targets, at the
+    committed evaluation size (``tasks_per_split``/``k``, if given, must equal it).
+
+    Holds the home's lock: a second process on the same home is refused. Trials with a valid
+    record are not repeated; invalid ones are retried up to ``max_attempts`` attempts each. The
+    ledger gets ``run.<phase>`` with the accounting. The adapted phase is recorded empty:
+    nothing adapts bundles yet.
+
+    Fails closed: if any planned trial has no record afterwards, raises RunnerError (run it
+    again to resume). Trials still invalid after their attempts do not raise: the accounting
+    counts them and ``execution.first_invalid`` says why the first one was.
+    """
+    state = _state(phase)
+    check_evaluation_size(cycle.spec, tasks_per_split, k)
+    with home_lock(cycle.home):
+        cycle.require_state(state, action=f"run the {phase} evaluation")
+        check_cycle_spec(cycle.spec)
+        if phase == "adapted":
+            empty = account(phase, [], store_for(cycle.home).records(phase))
+            cycle.ledger.append("run.adapted", {**empty.as_json(), "note": "no adapted bundles"})
+            return Execution(planned=0, already_stored=0, ran=0), empty
+        if not submitted_bundles(cycle):
+            raise RunnerError(f"cycle {cycle.id} has no submissions", "submit bundles while open")
+        batches = _plan(cycle, phase)
+        store = store_for(cycle.home)
+        execution = execute(
+            store,
+            batches,
+            sandbox=sandbox,
+            sealed=True,
+            max_attempts=max_attempts,
+            progress=progress,
+        )
+        accounting = account(phase, batches, store.records(phase))
+        cycle.ledger.append(
+            f"run.{phase}",
+            {
+                **accounting.as_json(),
+                "ran": execution.ran,
+                "retried": execution.retried,
+                "max_attempts": max_attempts,
+                "first_invalid": execution.first_invalid,
+                "failed_batches": execution.failed_batches,
+            },
+        )
     if not accounting.complete:
+        first = execution.failed_batches[0] if execution.failed_batches else None
         raise RunnerError(
             f"{phase} run incomplete: {accounting.missing} of {accounting.expected} trials "
             f"missing, {accounting.unexpected} unexpected"
-            + (
-                f"; first batch error: {execution.failed_batches[0]}"
-                if execution.failed_batches
-                else ""
-            ),
-            "run the same command again to resume; stored trials are not repeated",
+            + (f"; first batch error: {first}" if first else ""),
+            RERUN_HINT,
         )
     return execution, accounting

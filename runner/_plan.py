@@ -25,7 +25,7 @@ def plan_phase(
     cycle: str,
     cycle_seed: int,
     phase: Phase,
-    conditions: list[Condition],
+    conditions: Sequence[tuple[str, Condition]],
     bundles: list[Bundle],
     tasks_per_split: int,
     k: int,
@@ -34,9 +34,13 @@ def plan_phase(
 ) -> list[Batch]:
     """The batches of one phase. A trial's model seed depends only on (cycle seed, task, trial
     index), so arms and conditions share their random draws and differences are attributable.
-    ``interfaces`` are the cycle's own interface versions, beyond the built-in ones."""
+
+    ``conditions`` are (id, condition) pairs: a committed target's id is keyed (see
+    ``Cycle.evaluation_conditions``), a public condition's is ``condition.id``. Trial keys and
+    records carry that id. ``interfaces`` are the cycle's own interface versions, beyond the
+    built-in ones."""
     batches = []
-    for condition in conditions:
+    for condition_id, condition in conditions:
         fam = family(condition.task_family.family)
         split = condition.task_family.split
         split_seed = fam.split_seed(split, cycle_seed)
@@ -46,7 +50,7 @@ def plan_phase(
             bundle_hash = bundle.hash if bundle else None
             specs = [
                 TrialSpec(
-                    key=trial_key(bundle_hash, condition.id, phase, arm, t.id, j),
+                    key=trial_key(bundle_hash, condition_id, phase, arm, t.id, j),
                     task_id=t.id,
                     task_index=t.index,
                     trial=j,
@@ -61,6 +65,7 @@ def plan_phase(
                     Batch(
                         cycle=cycle,
                         phase=phase,
+                        condition_id=condition_id,
                         condition=condition,
                         arm=arm,
                         bundle_hash=bundle_hash,

@@ -19,7 +19,8 @@ Phase = Literal["dev", "frozen", "adapted"]
 def trial_key(
     bundle_hash: str | None, condition_id: str, phase: str, arm: str, task_id: str, trial: int
 ) -> str:
-    """The trial's identity: running the same key again is a no-op (resume = run what's missing)."""
+    """The trial's identity. A key with a valid record is never run again; resuming runs the
+    keys without one (missing or invalid), each new attempt stored beside the earlier ones."""
     parts: list[str | int] = [bundle_hash or "", condition_id, phase, arm, task_id, trial]
     return hashlib.sha256(rfc8785.dumps(parts)).hexdigest()
 
@@ -43,6 +44,9 @@ class Batch(BaseModel):
 
     cycle: str = Field(description="Cycle id.")
     phase: Phase = Field(description="Evaluation phase.")
+    condition_id: str = Field(
+        description="The condition's id in this cycle (keyed for committed targets)."
+    )
     condition: Condition = Field(description="Where the trials run.")
     arm: Arm = Field(description="'with' the submission's artifacts or 'without' (baseline).")
     bundle_hash: str | None = Field(description="Submission bundle hash; None for the baseline.")
@@ -62,6 +66,9 @@ class TrialRecord(BaseModel):
 
     v: int = Field(default=1, description="Record format version.")
     key: str = Field(description="Trial key.")
+    attempt: int = Field(
+        default=1, ge=1, description="Attempt number of the trial (1 for the first run)."
+    )
     cycle: str = Field(description="Cycle id.")
     phase: Phase = Field(description="Evaluation phase.")
     condition_id: str = Field(description="Condition id.")
@@ -100,6 +107,7 @@ class TrialRecord(BaseModel):
         """Indexed columns of the store."""
         return {
             "key": self.key,
+            "attempt": self.attempt,
             "cycle": self.cycle,
             "phase": self.phase,
             "condition_id": self.condition_id,

@@ -1,7 +1,15 @@
-"""The results store: trial records and traces in the cycle's SQLite database (WAL)."""
+"""The results store: every attempt of every trial, and traces, in the cycle's SQLite database.
+
+A trial key may have several attempts (an invalid attempt is retried); ``(key, attempt)`` is
+the primary key and at most one attempt per key is valid, both enforced by the schema. The
+store is checked (``PRAGMA quick_check``) when opened, and a store of the first format (one row
+per key) is migrated in place, its rows becoming attempt 1.
+"""
 
 from __future__ import annotations
 
+import errno
+import os
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator
@@ -9,10 +17,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from runner._records import TrialRecord
+from runner.errors import RunnerError
 
-_SCHEMA = """
+_COLUMNS = (
+    "key, attempt, cycle, phase, condition_id, arm, bundle_hash, task_id, trial, outcome, record"
+)
+_TRIALS = """
 CREATE TABLE IF NOT EXISTS trials (
-    key TEXT PRIMARY KEY,
+    key TEXT NOT NULL,
+    attempt INTEGER NOT NULL CHECK (attempt >= 1),
     cycle TEXT NOT NULL,
     phase TEXT NOT NULL,
     condition_id TEXT NOT NULL,
@@ -21,66 +34,169 @@ CREATE TABLE IF NOT EXISTS trials (
     task_id TEXT NOT NULL,
     trial INTEGER NOT NULL,
     outcome TEXT NOT NULL,
-    record TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS trials_cell ON trials (phase, condition_id, bundle_hash);
-CREATE TABLE IF NOT EXISTS traces (sha256 TEXT PRIMARY KEY, body BLOB NOT NULL);
+    record TEXT NOT NULL,
+    PRIMARY KEY (key, attempt)
+)"""
+_INDEXES = (
+    "CREATE UNIQUE INDEX IF NOT EXISTS trials_one_valid ON trials (key) WHERE outcome != 'invalid'",
+    "CREATE INDEX IF NOT EXISTS trials_cell ON trials (phase, condition_id, bundle_hash)",
+    "CREATE TABLE IF NOT EXISTS traces (sha256 TEXT PRIMARY KEY, body BLOB NOT NULL)",
+)
+_RECOVER_HINT = (
+    "restore the file from a backup, or save what is readable with "
+    "`sqlite3 {path} .recover | sqlite3 recovered.sqlite` and move recovered.sqlite in its "
+    "place; trials with a valid record are then not run again"
+)
+_LATEST = """
+SELECT record FROM (
+    SELECT key, record, ROW_NUMBER() OVER (
+        PARTITION BY key ORDER BY outcome != 'invalid' DESC, attempt DESC
+    ) AS pick
+    FROM trials {where}
+) WHERE pick = 1 ORDER BY key
 """
 
 
+def _store_error(path: Path, e: Exception) -> RunnerError:
+    """The user-facing error for a SQLite or OS failure of the store at ``path``."""
+    text = str(e)
+    if "disk is full" in text or getattr(e, "errno", None) == errno.ENOSPC:
+        return RunnerError(
+            f"the disk is full: cannot write the trial store {path}",
+            "free some space and run the same command again; stored trials are kept",
+        )
+    if "malformed" in text or "not a database" in text or "corrupt" in text:
+        return RunnerError(
+            f"the trial store {path} is corrupt ({text})", _RECOVER_HINT.format(path=path)
+        )
+    if "locked" in text or "busy" in text:
+        return RunnerError(
+            f"the trial store {path} is locked by another process",
+            "wait for the other vwt process to finish, then run the command again",
+        )
+    return RunnerError(
+        f"cannot use the trial store {path}: {text}",
+        "check the file and its directory (permissions, free space)",
+    )
+
+
 class TrialStore:
-    """Append-only trial records. Only the driver writes; workers return records."""
+    """Every attempt of every trial. Only the driver writes; workers return records."""
 
     def __init__(self, db_path: Path) -> None:
-        """Open (creating if needed) the store's tables in ``db_path``."""
+        """Open ``db_path`` (created 0600 if absent), check it, and create or migrate the tables.
+
+        Raises RunnerError if the file is corrupt or cannot be used.
+        """
         self.path = db_path
+        try:
+            if not db_path.exists():
+                os.close(os.open(db_path, os.O_WRONLY | os.O_CREAT, 0o600))
+        except OSError as e:
+            raise _store_error(db_path, e) from e
         with self._connect() as db:
-            db.executescript(_SCHEMA)
+            problems = [row[0] for row in db.execute("PRAGMA quick_check(5)")]
+            if problems != ["ok"]:
+                raise RunnerError(
+                    f"the trial store {db_path} is corrupt: {'; '.join(problems)}",
+                    _RECOVER_HINT.format(path=db_path),
+                )
+        self._create_or_migrate()
 
     @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=30)
+    def _connect(self, *, autocommit: bool = False) -> Iterator[sqlite3.Connection]:
         try:
-            db.execute("PRAGMA journal_mode=WAL")
-            with db:
-                yield db
-        finally:
-            db.close()
+            db = sqlite3.connect(
+                self.path, timeout=30, isolation_level=None if autocommit else "DEFERRED"
+            )
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                with db:
+                    yield db
+            finally:
+                db.close()
+        except (sqlite3.DatabaseError, OSError) as e:
+            raise _store_error(self.path, e) from e
+
+    def _create_or_migrate(self) -> None:
+        with self._connect(autocommit=True) as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                columns = [row[1] for row in db.execute("PRAGMA table_info(trials)")]
+                if columns and "attempt" not in columns:
+                    # The first format: key PRIMARY KEY, one row per trial. Its rows are attempt 1.
+                    db.execute("DROP INDEX IF EXISTS trials_cell")
+                    db.execute("ALTER TABLE trials RENAME TO trials_v1")
+                    db.execute(_TRIALS)
+                    db.execute(
+                        f"INSERT INTO trials ({_COLUMNS}) SELECT "
+                        f"{_COLUMNS.replace('attempt', '1')} FROM trials_v1"
+                    )
+                    db.execute("DROP TABLE trials_v1")
+                db.execute(_TRIALS)
+                for statement in _INDEXES:
+                    db.execute(statement)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
 
     def insert(self, rows: Iterable[tuple[str, bytes]]) -> int:
-        """Store (record JSON, compressed trace) pairs; existing keys are left alone."""
+        """Store (record JSON, compressed trace) pairs, each as the attempt its record names.
+
+        Raises RunnerError, storing none of ``rows``, if an attempt is already stored or a key
+        would get a second valid attempt: the store never holds duplicates.
+        """
         n = 0
         with self._connect() as db:
             for record_json, trace in rows:
                 record = TrialRecord.model_validate_json(record_json)
-                cur = db.execute(
-                    "INSERT OR IGNORE INTO trials VALUES (:key, :cycle, :phase, :condition_id, "
-                    ":arm, :bundle_hash, :task_id, :trial, :outcome, :record)",
-                    {**record.row(), "record": record_json},
-                )
+                try:
+                    db.execute(
+                        f"INSERT INTO trials ({_COLUMNS}) VALUES (:key, :attempt, :cycle, "
+                        ":phase, :condition_id, :arm, :bundle_hash, :task_id, :trial, :outcome, "
+                        ":record)",
+                        {**record.row(), "record": record_json},
+                    )
+                except sqlite3.IntegrityError as e:
+                    raise RunnerError(
+                        f"the trial store {self.path} already holds attempt {record.attempt} "
+                        f"(or a valid attempt) of trial {record.key}; nothing of this batch "
+                        "was stored",
+                        "make sure one vwt process at a time runs on this home, then run the "
+                        "same command again",
+                    ) from e
                 db.execute(
                     "INSERT OR IGNORE INTO traces VALUES (?, ?)", (record.trace_sha256, trace)
                 )
-                n += cur.rowcount
+                n += 1
         return n
 
-    def keys(self, phase: str | None = None) -> set[str]:
-        """Keys of stored trials (of one phase, if given)."""
-        sql = "SELECT key FROM trials"
-        args: tuple[str, ...] = ()
-        if phase is not None:
-            sql, args = sql + " WHERE phase = ?", (phase,)
+    def valid_keys(self) -> set[str]:
+        """Keys with a valid attempt (outcome other than 'invalid'): trials that are done."""
         with self._connect() as db:
-            return {k for (k,) in db.execute(sql, args)}
+            rows = db.execute("SELECT key FROM trials WHERE outcome != 'invalid'")
+            return {k for (k,) in rows}
+
+    def last_attempts(self) -> dict[str, int]:
+        """The highest stored attempt number of every key."""
+        with self._connect() as db:
+            return dict(db.execute("SELECT key, MAX(attempt) FROM trials GROUP BY key"))
 
     def records(self, phase: str | None = None) -> list[TrialRecord]:
-        """Stored trial records (of one phase, if given), in key order."""
-        sql = "SELECT record FROM trials"
-        args: tuple[str, ...] = ()
-        if phase is not None:
-            sql, args = sql + " WHERE phase = ?", (phase,)
+        """One record per key (of one phase, if given), in key order: the key's latest valid
+        attempt if it has one, else its latest attempt."""
+        where, args = ("WHERE phase = ?", (phase,)) if phase is not None else ("", ())
         with self._connect() as db:
-            rows = db.execute(sql + " ORDER BY key", args).fetchall()
+            rows = db.execute(_LATEST.format(where=where), args).fetchall()
+        return [TrialRecord.model_validate_json(r) for (r,) in rows]
+
+    def attempts(self, phase: str | None = None) -> list[TrialRecord]:
+        """Every stored attempt (of one phase, if given), by key then attempt."""
+        where, args = ("WHERE phase = ?", (phase,)) if phase is not None else ("", ())
+        with self._connect() as db:
+            sql = f"SELECT record FROM trials {where} ORDER BY key, attempt"
+            rows = db.execute(sql, args).fetchall()
         return [TrialRecord.model_validate_json(r) for (r,) in rows]
 
     def trace(self, sha256: str) -> bytes | None:

@@ -47,7 +47,7 @@ def _record(
         key=spec.key,
         cycle=batch.cycle,
         phase=batch.phase,
-        condition_id=c.id,
+        condition_id=batch.condition_id,
         arm=batch.arm,
         bundle_hash=batch.bundle_hash,
         submission=batch.submission,

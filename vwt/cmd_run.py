@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.markup import escape
@@ -12,8 +14,18 @@ from rich.text import Text
 
 from benchmark import default_cycle_spec_path
 from conditions import Cycle, CycleSpec
-from reports import Cell, build_matrix
-from runner import Accounting, DevRun, Execution, SandboxKind, run_dev, run_phase
+from reports import ArmSummary, Cell, ReportError, build_matrix
+from runner import (
+    MAX_ATTEMPTS,
+    Accounting,
+    DevRun,
+    Execution,
+    Progress,
+    SandboxKind,
+    invalid_trials_error,
+    run_dev,
+    run_phase,
+)
 from vwt._common import DEFAULT_HOME, Home, console, trial_progress, user_errors
 from vwt.cmd_submissions import load_bundle
 
@@ -35,19 +47,53 @@ Tasks = Annotated[
 Trials = Annotated[
     int | None, typer.Option("--k", min=1, help="Trials per task and arm (default: the spec's).")
 ]
+CommittedTasks = Annotated[
+    int | None,
+    typer.Option(
+        "--tasks", min=1, help="Tasks per split: must equal the committed evaluation size."
+    ),
+]
+CommittedTrials = Annotated[
+    int | None,
+    typer.Option("--k", min=1, help="Trials per task and arm: must equal the committed k."),
+]
+MaxAttempts = Annotated[
+    int,
+    typer.Option(
+        "--max-attempts",
+        min=1,
+        help="Attempts per trial in this run: an invalid trial (infrastructure failure) is "
+        "run again until valid or this many attempts; every attempt is kept.",
+    ),
+]
+AsJson = Annotated[
+    bool,
+    typer.Option("--json", help="Print one JSON object on stdout instead of text."),
+]
+
+
+def _progress(as_json: bool) -> AbstractContextManager[Progress | None]:
+    return nullcontext() if as_json else trial_progress()
+
+
+def _emit(data: dict[str, Any]) -> None:
+    typer.echo(json.dumps(data, indent=2))
 
 
 def _print_run(execution: Execution, accounting: Accounting) -> None:
+    retried = f" ({execution.retried} retries)" if execution.retried else ""
     console.print(
         f"{execution.planned} trials planned: {execution.already_stored} already stored, "
-        f"{execution.ran} run now"
+        f"{execution.ran} run now{retried}"
     )
     for error in execution.failed_batches:
         console.print(f"[red]batch failed:[/] {escape(error)}", highlight=False)
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(accounting.outcomes.items()))
     console.print(
         f"{accounting.phase}: {accounting.observed} of {accounting.expected} trials recorded "
-        f"({accounting.missing} missing, {accounting.unexpected} unexpected): {outcomes}"
+        f"({accounting.valid} valid, {accounting.invalid} invalid, {accounting.missing} missing, "
+        f"{accounting.unexpected} unexpected): {outcomes}",
+        highlight=False,
     )
 
 
@@ -63,14 +109,35 @@ def _phase(
     sandbox: SandboxKind,
     tasks: int | None,
     k: int | None,
+    max_attempts: int,
+    as_json: bool,
 ) -> None:
     cycle = Cycle.open(home)
-    with trial_progress() as progress:
+    with _progress(as_json) as progress:
         execution, accounting = run_phase(
-            cycle, phase, sandbox=sandbox.value, tasks_per_split=tasks, k=k, progress=progress
+            cycle,
+            phase,
+            sandbox=sandbox.value,
+            tasks_per_split=tasks,
+            k=k,
+            max_attempts=max_attempts,
+            progress=progress,
         )
-    _print_run(execution, accounting)
-    console.print(f"next: {_NEXT[phase]}", highlight=False)
+    if as_json:
+        _emit(
+            {
+                "cycle": cycle.id,
+                "phase": phase,
+                "execution": execution.model_dump(mode="json"),
+                "accounting": accounting.as_json(),
+            }
+        )
+    else:
+        _print_run(execution, accounting)
+    if accounting.invalid:
+        raise invalid_trials_error(accounting, execution)
+    if not as_json:
+        console.print(f"next: {_NEXT[phase]}", highlight=False)
 
 
 @app.command()
@@ -78,15 +145,20 @@ def _phase(
 def frozen(
     home: Home = DEFAULT_HOME,
     sandbox: Sandbox = SandboxKind.auto,
-    tasks: Tasks = None,
-    k: Trials = None,
+    tasks: CommittedTasks = None,
+    k: CommittedTrials = None,
+    max_attempts: MaxAttempts = MAX_ATTEMPTS,
+    as_json: AsJson = False,
 ) -> None:
     """Run every submission as submitted, and the baseline, in the source and every target.
 
-    Needs the cycle in state frozen_run. Stored trials are not repeated: after an
-    interruption, run the same command again to resume.
+    Needs the cycle in state frozen_run; runs at the evaluation size committed in the spec.
+    Trials with a valid record are not repeated: after an interruption, or when trials are
+    still invalid (exit 2, naming the first reason), run the same command again. With
+    --json, prints {"cycle", "phase", "execution", "accounting"} (accounting with per-cell
+    counts, "complete" and "clean").
     """
-    _phase("frozen", home, sandbox, tasks, k)
+    _phase("frozen", home, sandbox, tasks, k, max_attempts, as_json)
 
 
 @app.command()
@@ -94,15 +166,17 @@ def frozen(
 def adapted(
     home: Home = DEFAULT_HOME,
     sandbox: Sandbox = SandboxKind.auto,
-    tasks: Tasks = None,
-    k: Trials = None,
+    tasks: CommittedTasks = None,
+    k: CommittedTrials = None,
+    max_attempts: MaxAttempts = MAX_ATTEMPTS,
+    as_json: AsJson = False,
 ) -> None:
     """Run the adapted phase (cycle in state adapted_run).
 
     No adaptation procedure exists yet, so there are no adapted bundles: the phase is
-    recorded empty in the ledger and nothing runs.
+    recorded empty in the ledger and nothing runs. --json as for `run frozen`.
     """
-    _phase("adapted", home, sandbox, tasks, k)
+    _phase("adapted", home, sandbox, tasks, k, max_attempts, as_json)
 
 
 def _arm_row(name: str, score: float, cell: Cell, with_arm: bool) -> list[str]:
@@ -192,16 +266,23 @@ def dev(
         typer.Option("--home", help="Where dev trials are stored and reused; no keys needed."),
     ] = DEV_HOME,
     sandbox: Sandbox = SandboxKind.auto,
+    max_attempts: MaxAttempts = MAX_ATTEMPTS,
+    as_json: AsJson = False,
 ) -> None:
     """Run a bundle and the no-artifact baseline on the source condition's dev split.
 
     Prints that one cell: success rates, gain with its interval, critical drift failures,
-    safe stops and pass^k. Stored trials are reused, so re-running after editing the bundle
-    only runs its own arm.
+    safe stops and pass^k. Trials with a valid record are reused, so re-running after editing
+    the bundle only runs its own arm, and re-running after a failure (e.g. the model server
+    was down) runs only the invalid trials. Exits 2, naming the first reason, while trials are
+    still invalid. With --json, prints {"submission", "bundle_hash", "condition_id", "model",
+    "tasks", "k", "store", "with": {"score", "trials", "valid", "invalid", "critical",
+    "safe_stop"}, "without": {...}, "gain", "interval": [lo, hi], "p_negative", "execution",
+    "accounting"}.
     """
     bundle = load_bundle(submission)
     spec = CycleSpec.load(spec_path if spec_path is not None else default_cycle_spec_path())
-    with trial_progress() as progress:
+    with _progress(as_json) as progress:
         run = run_dev(
             bundle,
             spec,
@@ -210,13 +291,57 @@ def dev(
             tasks_per_split=tasks,
             k=k,
             sandbox=sandbox.value,
+            max_attempts=max_attempts,
             progress=progress,
         )
-    (cell,) = build_matrix(
-        list(run.records),
-        source_id=run.condition.id,
-        seed=spec.seed,
-        bootstrap=spec.evaluation.bootstrap,
-        fdr_q=spec.evaluation.fdr_q,
-    )
-    _print_dev(run, cell)
+    try:
+        (cell,) = build_matrix(
+            list(run.records),
+            source_id=run.condition.id,
+            seed=spec.seed,
+            bootstrap=spec.evaluation.bootstrap,
+            fdr_q=spec.evaluation.fdr_q,
+        )
+    except ReportError:
+        if run.accounting.invalid:  # nothing to compare: the invalid trials are the news
+            raise invalid_trials_error(run.accounting, run.execution) from None
+        raise
+    if as_json:
+        _emit(_dev_json(run, cell))
+    else:
+        _print_dev(run, cell)
+    if run.accounting.invalid:
+        raise invalid_trials_error(run.accounting, run.execution)
+
+
+def _arm_json(score: float, arm: ArmSummary) -> dict[str, Any]:
+    return {
+        "score": score,
+        "trials": arm.trials,
+        "valid": arm.trials - arm.invalid,
+        "invalid": arm.invalid,
+        "critical": arm.critical,
+        "safe_stop": arm.safe_stop,
+        "pass_hat_k": arm.pass_hat_k,
+    }
+
+
+def _dev_json(run: DevRun, cell: Cell) -> dict[str, Any]:
+    m = cell.metrics
+    return {
+        "submission": run.submission,
+        "bundle_hash": run.bundle_hash,
+        "condition_id": run.condition.id,
+        "model": run.condition.model.model,
+        "tasks": run.tasks_per_split,
+        "k": run.k,
+        "store": str(run.store),
+        "with": _arm_json(m.score_with, m.with_arm),
+        "without": _arm_json(m.score_without, m.without_arm),
+        "gain": m.gain,
+        "interval": [m.gain_ci.lo, m.gain_ci.hi],
+        "confidence": m.confidence,
+        "p_negative": m.p_negative,
+        "execution": run.execution.model_dump(mode="json"),
+        "accounting": run.accounting.as_json(),
+    }

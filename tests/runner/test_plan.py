@@ -17,8 +17,9 @@ from submissions import Bundle, reference_bundles
 SPEC = CycleSpec.load(default_cycle_spec_path())
 
 
-def _conditions(n: int = 3) -> list[Condition]:
-    return [SPEC.source] + [t.condition for t in plan_targets(SPEC).targets[: n - 1]]
+def _conditions(n: int = 3) -> list[tuple[str, Condition]]:
+    conditions = [SPEC.source] + [t.condition for t in plan_targets(SPEC).targets[: n - 1]]
+    return [(c.id, c) for c in conditions]
 
 
 def _plan(bundles: list[Bundle] | None = None, **kw: Any) -> list[Batch]:
@@ -45,7 +46,7 @@ def test_counts_and_batch_sizes() -> None:
     assert all(1 <= len(b.trials) <= 4 for b in batches)
     per_cell: dict[tuple[str, str], int] = defaultdict(int)
     for b in batches:
-        per_cell[(b.condition.id, b.arm + (b.bundle_hash or ""))] += len(b.trials)
+        per_cell[(b.condition_id, b.arm + (b.bundle_hash or ""))] += len(b.trials)
     assert len(per_cell) == conditions * arms and set(per_cell.values()) == {15}
 
 
@@ -56,7 +57,7 @@ def test_keys_are_unique_and_are_the_hash_of_their_parts() -> None:
     for b in batches:
         for t in b.trials:
             assert t.key == trial_key(
-                b.bundle_hash, b.condition.id, "frozen", b.arm, t.task_id, t.trial
+                b.bundle_hash, b.condition_id, "frozen", b.arm, t.task_id, t.trial
             )
 
 
@@ -92,6 +93,17 @@ def test_the_baseline_does_not_depend_on_the_submissions() -> None:
     assert with_one < with_all  # adding submissions leaves the others' keys alone
 
 
+def test_keys_and_batches_carry_the_given_condition_id_not_the_public_one() -> None:
+    (source, _), (target_id, target) = _conditions(2)
+    keyed = [(source, SPEC.source), ("c-" + "ab" * 8, target)]
+    batches = _plan(conditions=keyed, k=1)
+    assert {b.condition_id for b in batches} == {source, "c-" + "ab" * 8}
+    assert all(b.condition is target for b in batches if b.condition_id != source)
+    public = {t.key for b in _plan(conditions=[(target_id, target)], k=1) for t in b.trials}
+    private = {t.key for b in batches if b.condition_id != source for t in b.trials}
+    assert public and private and not public & private  # the key follows the given id
+
+
 def test_batches_carry_what_the_worker_needs() -> None:
     bundles = reference_bundles()
     for b in _plan():
@@ -120,7 +132,7 @@ def test_the_sealed_split_depends_on_the_cycle_seed_and_dev_does_not(seed: int) 
     )
 
     def ids(cycle_seed: int, condition: Condition) -> set[str]:
-        plan = _plan([], cycle_seed=cycle_seed, conditions=[condition], k=1)
+        plan = _plan([], cycle_seed=cycle_seed, conditions=[(condition.id, condition)], k=1)
         return {t.task_id for b in plan for t in b.trials}
 
     assert ids(seed, SPEC.source) != ids(seed + 10, SPEC.source)
@@ -136,9 +148,9 @@ def test_batches_carry_the_interface_they_serve_including_cycle_defined_ones() -
         ops=(RenameTool(tool="get_order", new_name="fetch_order"),),
     )
     target = SPEC.source.model_copy(update={"tool_interface": {"support-ops": "support-ops@7"}})
-    batches = _plan(conditions=[SPEC.source, target], interfaces=[own])
-    served = {b.condition.id: b.interface for b in batches}
-    assert served[target.id] == own
-    assert served[SPEC.source.id].id == "support-ops@1"
+    batches = _plan(conditions=[("s", SPEC.source), ("t", target)], interfaces=[own])
+    served = {b.condition_id: b.interface for b in batches}
+    assert served["t"] == own
+    assert served["s"].id == "support-ops@1"
     with pytest.raises(BenchmarkError, match="unknown interface version 'support-ops@7'"):
-        _plan(conditions=[target])
+        _plan(conditions=[("t", target)])

@@ -1,0 +1,70 @@
+"""One process at a time on a home: a second one is refused at once, naming the holder."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from runner import LOCK_NAME, RunnerError, home_lock
+
+_HOLD = """
+import sys
+from pathlib import Path
+from runner import home_lock
+with home_lock(Path(sys.argv[1])):
+    print("locked", flush=True)
+    sys.stdin.read()
+"""
+
+
+@contextmanager
+def held_by_another_process(home: Path) -> Iterator[subprocess.Popen[str]]:
+    """A child process holding the lock of ``home`` until the block ends (or it is killed)."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(home)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "locked\n"
+        yield child
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_a_second_process_is_refused_at_once_naming_the_holder(tmp_path: Path) -> None:
+    with held_by_another_process(tmp_path) as child:
+        with pytest.raises(RunnerError, match="another vwt process") as e, home_lock(tmp_path):
+            pytest.fail("the lock was taken twice")
+        assert str(e.value) == f"another vwt process (pid {child.pid}) is running on {tmp_path}"
+        assert e.value.hint and "wait for it to finish" in e.value.hint
+
+
+def test_the_lock_is_released_when_the_holder_is_killed(tmp_path: Path) -> None:
+    with held_by_another_process(tmp_path) as child:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        with home_lock(tmp_path):  # no stale lock after kill -9
+            assert (tmp_path / LOCK_NAME).read_text() == f"{os.getpid()}\n"
+
+
+def test_the_lock_is_released_after_the_block_and_the_file_is_private(tmp_path: Path) -> None:
+    with home_lock(tmp_path):
+        pass
+    with home_lock(tmp_path):
+        assert (tmp_path / LOCK_NAME).stat().st_mode & 0o777 == 0o600
+
+
+def test_a_missing_home_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(RunnerError, match="cannot open the lock file"), home_lock(tmp_path / "x"):
+        pass
