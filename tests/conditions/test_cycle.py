@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -15,10 +18,11 @@ from conditions import (
     CycleSpec,
     CycleState,
     Leaf,
+    keyed_condition_id,
     verify_commitment_and_reveal,
     verify_signature,
 )
-from tests.conditions.conftest import advance_to
+from tests.conditions.conftest import advance_to, record_run
 
 
 def _mode(path: Path) -> int:
@@ -229,3 +233,177 @@ def test_reveal_of_unknown_or_no_conditions_is_refused(committed: Cycle) -> None
 def test_release_signatures_use_the_operator_key(committed: Cycle) -> None:
     sig = committed.sign(b"release bytes")
     assert verify_signature(committed.public_key_b64, b"release bytes", sig)
+
+
+# -- keyed ids ---------------------------------------------------------------------------------
+
+
+def test_target_ids_are_keyed_and_differ_per_generation(
+    tmp_path: Path, default_spec: CycleSpec
+) -> None:
+    cycle = Cycle.init(tmp_path / "h", default_spec)
+    first = {t.condition.id: t for t in cycle.generate()}
+    second = {t.condition.id: t for t in cycle.generate()}
+    assert first.keys() == second.keys()
+    for public_id, t in first.items():
+        assert t.id.startswith("c-") and len(t.id) == 18
+        assert t.id == keyed_condition_id(t.condition, t.salt) != public_id
+        # Not recomputable from the condition alone: another salt, another id.
+        assert second[public_id].id != t.id
+    assert len({t.id for t in first.values()}) == len(first)
+
+
+def test_evaluation_conditions_pair_each_condition_with_its_id(committed: Cycle) -> None:
+    pairs = committed.evaluation_conditions()
+    assert pairs[0] == (committed.source.id, committed.source)
+    assert pairs[1:] == [(t.id, t.condition) for t in committed.targets()]
+
+
+def test_the_draw_seed_stays_out_of_the_ledger(tmp_path: Path, default_spec: CycleSpec) -> None:
+    cycle = Cycle.init(tmp_path / "h", default_spec)
+    cycle.generate(5)
+    seed = cycle.target_set().manifest.draw_seed
+    assert seed is not None
+    entry = cycle.ledger.last("conditions.generated")
+    assert entry is not None and entry.payload["secret_draw"] is True
+    assert "draw_seed" not in entry.payload and str(seed) not in json.dumps(entry.payload)
+
+
+# -- state guards --------------------------------------------------------------------------
+
+
+def _spec_opening(spec: CycleSpec, years: int) -> CycleSpec:
+    opens = datetime.now(UTC) + timedelta(days=365 * years)
+    stamp = lambda t: t.strftime("%Y-%m-%dT%H:%M:%SZ")  # noqa: E731
+    return spec.model_copy(
+        update={"opens_at": stamp(opens), "closes_at": stamp(opens + timedelta(days=14))}
+    )
+
+
+def _committed(tmp_path: Path, spec: CycleSpec) -> Cycle:
+    cycle = Cycle.init(tmp_path / "h", spec)
+    cycle.generate()
+    cycle.commit()
+    return cycle
+
+
+def test_open_before_opens_at_is_refused_unless_overridden(
+    tmp_path: Path, default_spec: CycleSpec
+) -> None:
+    cycle = _committed(tmp_path, _spec_opening(default_spec, 5))
+    with pytest.raises(ConditionsError, match="cannot open before its opens_at") as err:
+        cycle.transition(CycleState.open)
+    assert err.value.hint and "--override-window" in err.value.hint
+    assert cycle.state == CycleState.committed
+    entry = cycle.transition(CycleState.open, "early", override_window=True)
+    assert entry.payload["override"] == "opens_at"
+    assert entry.payload["opens_at"] == cycle.spec.opens_at
+
+
+def test_open_after_opens_at_needs_and_records_no_override(
+    tmp_path: Path, default_spec: CycleSpec
+) -> None:
+    cycle = _committed(tmp_path, _spec_opening(default_spec, -1))
+    entry = cycle.transition(CycleState.open, override_window=True)
+    assert "override" not in entry.payload
+
+
+def _to_frozen_run(committed: Cycle) -> Cycle:
+    committed.transition(CycleState.open, override_window=True)
+    committed.transition(CycleState.frozen_run)
+    return committed
+
+
+def test_adaptation_without_a_frozen_run_is_refused(committed: Cycle) -> None:
+    _to_frozen_run(committed)
+    with pytest.raises(ConditionsError, match="no frozen run recorded") as err:
+        committed.transition(CycleState.adaptation, accept_invalid=True)
+    assert err.value.hint == f"run `vwt run frozen --home {committed.home}`"
+    assert committed.state == CycleState.frozen_run
+
+
+@pytest.mark.parametrize(
+    ("counts", "message"),
+    [
+        ({"valid": 3, "missing": 1}, "1 of 4 planned trials missing, 0 unexpected"),
+        ({"unexpected": 2}, "0 of 4 planned trials missing, 2 unexpected"),
+    ],
+)
+def test_adaptation_after_an_incomplete_frozen_run_is_refused(
+    committed: Cycle, counts: dict[str, int], message: str
+) -> None:
+    _to_frozen_run(committed)
+    record_run(committed, "frozen", **counts)
+    with pytest.raises(ConditionsError, match=f"frozen run is incomplete: {message}") as err:
+        committed.transition(CycleState.adaptation, accept_invalid=True)
+    assert err.value.hint and "vwt run frozen" in err.value.hint
+    # The last run counts: a resumed, complete run lets the cycle move on.
+    record_run(committed, "frozen")
+    assert committed.transition(CycleState.adaptation).payload["frozen_run"]["missing"] == 0
+
+
+def test_invalid_frozen_trials_need_accept_invalid_which_is_recorded(committed: Cycle) -> None:
+    _to_frozen_run(committed)
+    record_run(committed, "frozen", valid=3, invalid=1)
+    with pytest.raises(ConditionsError, match="1 of 4 frozen trials are invalid") as err:
+        committed.transition(CycleState.adaptation)
+    assert err.value.hint and "it retries invalid trials" in err.value.hint
+    assert "--accept-invalid" in err.value.hint
+    entry = committed.transition(CycleState.adaptation, accept_invalid=True)
+    assert entry.payload["accept_invalid"] is True and entry.payload["invalid"] == 1
+
+
+def test_reveal_without_a_clean_adapted_run_is_refused(committed: Cycle) -> None:
+    _to_frozen_run(committed)
+    record_run(committed, "frozen")
+    committed.transition(CycleState.adaptation)
+    committed.transition(CycleState.adapted_run)
+    with pytest.raises(ConditionsError, match="no adapted run recorded") as err:
+        committed.reveal()
+    assert err.value.hint and "vwt run adapted" in err.value.hint
+    record_run(committed, "adapted", valid=2, invalid=2)
+    with pytest.raises(ConditionsError, match="2 of 4 adapted trials are invalid") as err:
+        committed.reveal()
+    assert err.value.hint and "vwt conditions reveal" in err.value.hint
+    assert not committed.paths.reveal.exists() and committed.state == CycleState.adapted_run
+    committed.reveal(accept_invalid=True)
+    last = committed.history()[-1].payload
+    assert last["to"] == "revealed" and last["accept_invalid"] is True and last["invalid"] == 2
+
+
+# -- secrecy and integrity at open ---------------------------------------------------------
+
+
+def test_the_home_and_database_are_private_whatever_the_umask(
+    tmp_path: Path, default_spec: CycleSpec
+) -> None:
+    old = os.umask(0)
+    try:
+        cycle = Cycle.init(tmp_path / "h", default_spec)
+    finally:
+        os.umask(old)
+    assert _mode(cycle.home) == 0o700 and _mode(cycle.paths.db) == 0o600
+    assert _mode(cycle.paths.operator / "ledger.checkpoint") == 0o600
+    assert _mode(cycle.paths.operator / "ledger.key") == 0o600
+
+
+@pytest.mark.parametrize(("which", "mode"), [("home", 0o755), ("db", 0o644), ("home", 0o701)])
+def test_a_readable_home_or_database_is_refused(committed: Cycle, which: str, mode: int) -> None:
+    path = committed.home if which == "home" else committed.paths.db
+    os.chmod(path, mode)
+    with pytest.raises(ConditionsError, match=f"{path} is {mode:04o}") as err:
+        Cycle.open(committed.home)
+    fix = "700" if which == "home" else "600"
+    assert err.value.hint and f"chmod {fix} {path}" in err.value.hint
+    os.chmod(path, int(fix, 8))
+    assert Cycle.open(committed.home).state == CycleState.committed
+
+
+def test_open_refuses_a_tampered_ledger(committed: Cycle) -> None:
+    db = sqlite3.connect(committed.paths.db)
+    last = db.execute("SELECT max(seq) FROM ledger").fetchone()[0]
+    db.execute("DELETE FROM ledger WHERE seq = ?", (last,))
+    db.commit()
+    db.close()
+    with pytest.raises(ConditionsError, match=f"ledger entry {last} is missing"):
+        Cycle.open(committed.home)

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import json
+import os
 import sqlite3
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -94,3 +98,133 @@ def test_two_writers_share_one_chain_next_to_other_tables(tmp_path: Path) -> Non
     assert conn.execute("SELECT key FROM trials").fetchall() == [("t1",)]
     assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     conn.close()
+
+
+# -- the checkpoint: the ledger's end, authenticated ------------------------------------------
+
+
+@pytest.fixture
+def kept(tmp_path: Path) -> Ledger:
+    """A ledger of 5 entries keeping its checkpoint in a private operator/ directory."""
+    (tmp_path / "operator").mkdir(mode=0o700)
+    led = Ledger(tmp_path / "vwt.sqlite", tmp_path / "operator")
+    for i in range(5):
+        led.append("event", {"i": i})
+    return led
+
+
+def _rehash_last(ledger: Ledger, payload: str) -> None:
+    """Edit the last entry and recompute its hash, so the chain alone still holds."""
+    last = ledger.entries()[-1]
+    new = LedgerEntry.compute_hash(last.seq, last.ts, last.kind, json.loads(payload), last.prev)
+    _sql(ledger, f"UPDATE ledger SET payload = '{payload}', hash = '{new}' WHERE seq = {last.seq}")
+
+
+def test_every_append_writes_an_authenticated_private_checkpoint(kept: Ledger) -> None:
+    cp = kept.checkpoint()
+    assert cp is not None and cp.seq == 4 and cp.head == kept.head()
+    assert kept.checkpoint_path and kept.key_path
+    for path in (kept.checkpoint_path, kept.key_path, kept.db_path):
+        assert path.stat().st_mode & 0o777 == 0o600
+    kept.append("event", {"i": 5})
+    assert (kept.checkpoint() or cp).seq == 5
+    kept.verify()
+
+
+def test_a_deleted_last_entry_is_caught_and_never_resigned(kept: Ledger) -> None:
+    _sql(kept, "DELETE FROM ledger WHERE seq = 4")
+    with pytest.raises(ConditionsError, match=r"ledger entry 4 is missing.*ends at entry 3") as e:
+        kept.verify()
+    assert e.value.hint and "backup" in e.value.hint
+    with pytest.raises(ConditionsError, match="ledger entry 4 is missing"):
+        kept.append("event", {"i": "replacement"})
+    assert len(kept.entries()) == 4
+
+
+def test_a_rehashed_last_entry_is_caught(kept: Ledger) -> None:
+    _rehash_last(kept, '{"i":99}')
+    with pytest.raises(ConditionsError, match=r"ledger entry 4 was altered.*checkpoint"):
+        kept.verify()
+
+
+def test_an_entry_added_outside_vwt_is_caught(kept: Ledger) -> None:
+    Ledger(kept.db_path).append("event", {"forged": True})  # no checkpoint kept
+    with pytest.raises(ConditionsError, match="ledger entry 5 was added outside vwt"):
+        kept.verify()
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda p: p.write_text(p.read_text().replace('"seq":4', '"seq":3')), "was altered"),
+        (lambda p: p.write_text("{"), "is malformed"),
+        (lambda p: p.unlink(), "checkpoint .* is missing"),
+    ],
+)
+def test_an_edited_or_removed_checkpoint_is_caught(
+    kept: Ledger, edit: Callable[[Path], object], message: str
+) -> None:
+    assert kept.checkpoint_path is not None
+    edit(kept.checkpoint_path)
+    with pytest.raises(ConditionsError, match=message):
+        kept.verify()
+
+
+def test_a_lost_ledger_key_is_caught(kept: Ledger) -> None:
+    assert kept.key_path is not None
+    kept.key_path.unlink()
+    with pytest.raises(ConditionsError, match=r"ledger key .* is missing"):
+        kept.verify()
+
+
+def test_concurrent_writers_keep_ledger_and_checkpoint_in_step(kept: Ledger) -> None:
+    errors: list[Exception] = []
+
+    def guarded(work: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            try:
+                work()
+            except Exception as e:  # collected: an exception in a thread would pass silently
+                errors.append(e)
+
+        return run
+
+    def writer(n: int) -> Callable[[], None]:
+        def write() -> None:
+            own = Ledger(kept.db_path, kept.checkpoint_dir)
+            for i in range(10):
+                own.append("event", {"writer": n, "i": i})
+
+        return write
+
+    def check() -> None:
+        for _ in range(20):
+            Ledger(kept.db_path, kept.checkpoint_dir).verify()
+
+    work = [writer(n) for n in range(3)] + [check]
+    threads = [threading.Thread(target=guarded(w)) for w in work]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(kept.entries()) == 35
+    kept.verify()
+
+
+def test_the_database_is_created_private_whatever_the_umask(tmp_path: Path) -> None:
+    old = os.umask(0)
+    reader = None
+    try:
+        led = Ledger(tmp_path / "vwt.sqlite")
+        reader = sqlite3.connect(led.db_path)  # keeps the -wal and -shm files in place
+        reader.execute("SELECT count(*) FROM ledger").fetchone()
+        led.append("event", {"i": 1})
+        modes = {
+            s: (tmp_path / f"vwt.sqlite{s}").stat().st_mode & 0o777 for s in ("", "-wal", "-shm")
+        }
+    finally:
+        os.umask(old)
+        if reader is not None:
+            reader.close()
+    assert modes == {"": 0o600, "-wal": 0o600, "-shm": 0o600}

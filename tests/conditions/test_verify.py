@@ -16,16 +16,19 @@ import rfc8785
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from conditions import (
+    Condition,
     ConditionsError,
     Cycle,
     CycleSpec,
     CycleState,
+    keyed_condition_id,
     verify_commitment,
     verify_commitment_and_reveal,
 )
-from conditions._commitment import Leaf, commit
+from conditions._commitment import CommitmentStatement, Leaf, SignedCommitment, commit
 from conditions._keys import create_key, load_key, public_key_b64
-from conditions._reveal import make_reveal
+from conditions._merkle import leaf_hash, node_hash
+from conditions._reveal import RevealedLeaf, RevealStatement, SignedReveal, make_reveal
 from conditions._wire import write_json
 from tests.conditions.conftest import advance_to
 
@@ -434,3 +437,69 @@ def test_nothing_published_before_the_reveal_names_a_target(committed: Cycle) ->
         "support-ops@2-units",
     }
     assert all(v in revealed_text for v in new_values)
+
+
+# -- sizes and ids come from the files, never trusted blindly ----------------------------------
+
+
+def _huge_tree(tmp_path: Path, spec: CycleSpec, scope: str) -> tuple[Path, Path]:
+    """A validly signed commitment of 2**40 leaves and a reveal of leaf 0 with a valid proof."""
+    key = create_key(tmp_path / f"op-{scope}.pem")
+
+    def sign(data: bytes) -> str:
+        return base64.b64encode(key.sign(data)).decode()
+
+    leaf = _leaf(spec, spec.cycle, "c" * 64)
+    proof = [os.urandom(32) for _ in range(40)]
+    root = leaf_hash(leaf.data())
+    for sibling in proof:  # leaf 0 is the leftmost: every sibling is on the right
+        root = node_hash(root, sibling)
+    statement = CommitmentStatement(
+        root=root.hex(),
+        tree_size=2**40,
+        cycle=spec.cycle,
+        opens_at=spec.opens_at,
+        closes_at=spec.closes_at,
+        public_key=public_key_b64(key),
+    )
+    signed = SignedCommitment(v=1, commitment=statement, signature=sign(statement.canonical()))
+    reveal = RevealStatement(
+        v=1,
+        domain="vwt/reveal",
+        cycle=spec.cycle,
+        commitment=statement.digest(),
+        root=statement.root,
+        tree_size=statement.tree_size,
+        public_key=statement.public_key,
+        scope=scope,  # type: ignore[arg-type]
+        leaves=[RevealedLeaf(index=0, leaf=leaf, proof=[p.hex() for p in proof])],
+    )
+    write_json(tmp_path / "c.json", signed)
+    write_json(
+        tmp_path / "r.json",
+        SignedReveal(v=1, reveal=reveal, signature=sign(reveal.canonical())),
+    )
+    return tmp_path / "c.json", tmp_path / "r.json"
+
+
+def test_a_huge_signed_tree_size_allocates_nothing(tmp_path: Path, default_spec: CycleSpec) -> None:
+    c, r = _huge_tree(tmp_path, default_spec, "full")
+    with pytest.raises(
+        ConditionsError, match=r"missing 1099511627775 committed leaves \(indices 1, 2, .*, 10 …\)"
+    ):
+        verify_commitment_and_reveal(c, r)
+    c, r = _huge_tree(tmp_path, default_spec, "selective")
+    result = verify_commitment_and_reveal(c, r)
+    assert result.tree_size == 2**40 and [x.index for x in result.conditions] == [0]
+
+
+def test_revealed_ids_are_recomputed_from_the_leaves(pub: Published) -> None:
+    result = verify_commitment_and_reveal(pub.cycle.paths.commitment, pub.cycle.paths.reveal)
+    opening = json.loads(pub.cycle.paths.secret.read_text())
+    by_index = {x.index: x for x in result.conditions}
+    for i, leaf in enumerate(opening["leaves"]):
+        expected = keyed_condition_id(Condition.model_validate(leaf["condition"]), leaf["salt"])
+        assert by_index[i].id == expected != by_index[i].condition.id
+    # The id is a function of the salt: the same condition under another salt gets another id.
+    some = result.conditions[0]
+    assert keyed_condition_id(some.condition, "0" * 64) != some.id

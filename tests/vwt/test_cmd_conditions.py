@@ -191,3 +191,43 @@ def test_tampered_files_fail_and_nothing_changes(
     )
     assert code == 2 and message in out and "OK" not in out
     assert _snapshot(home.parent) == before
+
+
+def test_verify_json_carries_the_commitment_facts_and_keyed_ids(home: Path) -> None:
+    vwt("conditions", "generate", "--home", str(home))
+    vwt("conditions", "commit", "--home", str(home))
+    pub = home / "public"
+    args = ["conditions", "verify", "--commitment", str(pub / "commitment.json"), "--json"]
+    code, out = vwt(*args)
+    assert code == 0, out
+    alone = json.loads(out)
+    cycle = Cycle.open(home)
+    c = json.loads(cycle.paths.commitment.read_text())["commitment"]
+    assert alone["ok"] is True and alone["root"] == c["root"] and alone["tree_size"] == 8
+    assert alone["fingerprint"] == cycle.fingerprint and alone["scope"] is None
+    assert alone["conditions"] == []
+    _to_adapted_run(home)
+    assert vwt("conditions", "reveal", "--home", str(home))[0] == 0
+    code, out = vwt(*args, "--reveal", str(pub / "reveal.json"))
+    assert code == 0, out
+    full = json.loads(out)
+    assert {k: full[k] for k in alone if k not in ("scope", "conditions")} == {
+        k: v for k, v in alone.items() if k not in ("scope", "conditions")
+    }
+    assert full["scope"] == "full" and len(full["conditions"]) == 8
+    assert {x["id"] for x in full["conditions"]} == {t.id for t in cycle.targets()}
+    code, out = vwt(*args, "--key", "sha256:" + "f" * 32)
+    assert code == 2 and "not the expected operator key" in out
+
+
+def test_reveal_with_invalid_adapted_trials_needs_accept_invalid(home: Path) -> None:
+    vwt("conditions", "generate", "--home", str(home))
+    vwt("conditions", "commit", "--home", str(home))
+    _to_adapted_run(home)
+    record_run(Cycle.open(home), "adapted", valid=3, invalid=1)
+    code, out = vwt("conditions", "reveal", "--home", str(home))
+    assert code == 2 and "1 of 4 adapted trials are invalid" in out
+    assert not (home / "public" / "reveal.json").exists()
+    code, out = vwt("conditions", "reveal", "--home", str(home), "--accept-invalid")
+    assert code == 0, out
+    assert Cycle.open(home).history()[-1].payload["accept_invalid"] is True

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ import yaml
 from typer.testing import CliRunner
 
 from conditions import PASSPHRASE_ENV, Cycle, CycleSpec, CycleState
+from tests.conditions.conftest import record_run
 from vwt.cli import app
 from vwt.cmd_cycle import default_spec_path
 
@@ -134,3 +137,104 @@ def test_schema_prints_the_spec_schema() -> None:
     code, out = vwt("cycle", "schema")
     assert code == 0
     assert json.loads(out) == CycleSpec.model_json_schema()
+
+
+def _committed_home(tmp_path: Path) -> str:
+    home = str(tmp_path / "h")
+    spec = Path(__file__).resolve().parents[1] / "conditions" / "fixtures" / "cycle.yaml"
+    data = yaml.safe_load(spec.read_text())
+    data |= {"opens_at": "2099-01-01T00:00:00Z", "closes_at": "2099-01-15T00:00:00Z"}
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(data))
+    assert vwt("cycle", "init", "--home", home, "--spec", str(tmp_path / "spec.yaml"))[0] == 0
+    assert vwt("conditions", "generate", "--home", home)[0] == 0
+    assert vwt("conditions", "commit", "--home", home)[0] == 0
+    return home
+
+
+def test_status_json_is_one_object(tmp_path: Path) -> None:
+    home = _committed_home(tmp_path)
+    code, out = vwt("cycle", "status", "--home", home, "--json")
+    assert code == 0, out
+    facts = json.loads(out)
+    cycle = Cycle.open(Path(home))
+    assert facts["state"] == "committed" and facts["cycle"] == cycle.id
+    assert facts["opens_at"] == "2099-01-01T00:00:00Z"
+    assert facts["source"]["id"] == cycle.source.id and facts["fingerprint"] == cycle.fingerprint
+    assert facts["targets"] == 8 and facts["reveal"] is None
+    assert [t["to"] for t in facts["transitions"]] == ["draft", "committed"]
+    ledger = facts["ledger"]
+    assert (
+        ledger["head"] == cycle.ledger.head() and ledger["entries"] == ledger["checkpoint_seq"] + 1
+    )
+    assert "vwt cycle advance open" in facts["next"]
+
+
+def test_advance_open_early_needs_override_window_which_is_recorded(tmp_path: Path) -> None:
+    home = _committed_home(tmp_path)
+    code, out = vwt("cycle", "advance", "open", "--home", home)
+    assert code == 2 and "cannot open before its opens_at 2099-01-01T00:00:00Z" in out
+    assert "--override-window" in out
+    code, out = vwt("cycle", "advance", "open", "--home", home, "--override-window")
+    assert code == 0 and 'override="opens_at"' in out
+    assert Cycle.open(Path(home)).history()[-1].payload["override"] == "opens_at"
+    code, out = vwt("cycle", "status", "--home", home)
+    assert code == 0 and 'override="opens_at"' in out
+
+
+def test_advance_to_adaptation_needs_a_clean_frozen_run(tmp_path: Path) -> None:
+    home = _committed_home(tmp_path)
+    vwt("cycle", "advance", "open", "--home", home, "--override-window")
+    assert vwt("cycle", "advance", "frozen_run", "--home", home)[0] == 0
+    code, out = vwt("cycle", "advance", "adaptation", "--home", home)
+    assert code == 2 and "no frozen run recorded" in out and f"vwt run frozen --home {home}" in out
+    record_run(Cycle.open(Path(home)), "frozen", valid=2, invalid=2)
+    code, out = vwt("cycle", "advance", "adaptation", "--home", home)
+    assert code == 2 and "2 of 4 frozen trials are invalid" in out and "--accept-invalid" in out
+    code, out = vwt("cycle", "advance", "adaptation", "--home", home, "--accept-invalid")
+    assert code == 0 and "accept_invalid=true" in out and "invalid=2" in out
+    assert Cycle.open(Path(home)).state == CycleState.adaptation
+
+
+def _one_error(code: int, out: str, fragment: str) -> None:
+    lines = out.strip().splitlines()
+    assert code == 2 and "Traceback" not in out, out
+    assert lines[0].startswith("error: ") and fragment in lines[0], out
+    assert len(lines) == 2 and lines[1].startswith("hint: "), out
+
+
+@pytest.mark.parametrize(
+    ("statement", "fragment"),
+    [
+        (
+            'UPDATE ledger SET payload = \'{"note":"x"}\' WHERE seq = 2',
+            "ledger entry 2 was altered",
+        ),
+        ("DELETE FROM ledger WHERE seq = 2", "ledger entry 2 is missing"),
+        ("DELETE FROM ledger WHERE seq = (SELECT max(seq) FROM ledger)", "is missing: the ledger"),
+    ],
+)
+def test_every_command_refuses_an_edited_ledger(
+    tmp_path: Path, statement: str, fragment: str
+) -> None:
+    home = _committed_home(tmp_path)
+    db = sqlite3.connect(Path(home) / "vwt.sqlite")
+    db.execute(statement)
+    db.commit()
+    db.close()
+    for command in (
+        ("cycle", "status"),
+        ("cycle", "status", "--json"),
+        ("cycle", "advance", "open", "--override-window"),
+        ("conditions", "list"),
+        ("conditions", "reveal"),
+    ):
+        code, out = vwt(*command, "--home", home)
+        _one_error(code, out, fragment)
+
+
+def test_a_home_readable_by_others_is_refused_with_the_fix(tmp_path: Path) -> None:
+    home = _committed_home(tmp_path)
+    os.chmod(home, 0o755)
+    code, out = vwt("cycle", "status", "--home", home)
+    _one_error(code, out, f"{home} is 0755")
+    assert f"chmod 700 {home}" in out
