@@ -15,6 +15,7 @@ from benchmark._backend_client import (
 )
 from benchmark._check import check_cycle_spec
 from benchmark._environment import ToolResult, TrialEnvironment
+from benchmark._model_check import check_model
 from benchmark._models import ModelCallFailed, Usage, complete
 from benchmark._oracle import CriticalFlag, check_call
 from benchmark._registry import (
@@ -50,6 +51,7 @@ __all__ = [
     "backend_files",
     "check_call",
     "check_cycle_spec",
+    "check_model",
     "classify",
     "complete",
     "default_cycle_spec_path",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from benchmark._model_check import check_model
 from benchmark._registry import family, family_for_env, interface_version, serve
 from benchmark.errors import BenchmarkError
 from benchmark.harness import harness_version
@@ -11,9 +12,11 @@ from conditions import CycleSpec
 
 def check_cycle_spec(spec: CycleSpec) -> None:
     """Raise BenchmarkError unless every family, environment, interface version, harness and
-    sim model the spec names exists, and every interface applies to its environment's tools.
+    model the spec names exists, and every interface applies to its environment's tools.
 
-    Models of real providers cannot be checked offline; their strings are taken as given.
+    Every model string goes through :func:`check_model`: a known provider and, for real
+    providers, their credentials set in the environment (whether the provider serves that
+    model cannot be checked offline).
     """
     cat = spec.catalogue
     for fam in cat.task_families:
@@ -25,6 +28,7 @@ def check_cycle_spec(spec: CycleSpec) -> None:
     for harness in cat.harnesses:
         harness_version(harness)
     for m in cat.models:
+        check_model(m.model)
         if m.model.startswith(PROVIDER + "/"):
             sim = sim_model(m.model)
             if (sim.provider, sim.version) != (m.provider, m.version):

@@ -13,10 +13,14 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from conditions._wire import capped_bytes
 from conditions.errors import ConditionsError
 
 PASSPHRASE_ENV = "VWT_KEY_PASSPHRASE"
 """Environment variable read for the passphrase of an encrypted operator key."""
+
+MAX_KEY_BYTES = 64 * 1024
+"""Largest file read as an operator key (a PEM Ed25519 key is a few hundred bytes)."""
 
 
 def create_key(path: Path, passphrase: str | None = None) -> Ed25519PrivateKey:
@@ -30,12 +34,28 @@ def create_key(path: Path, passphrase: str | None = None) -> Ed25519PrivateKey:
     pem = key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, encryption
     )
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise ConditionsError(
+            f"cannot create operator key {path}: a parent is not a directory",
+            "pass a --key path in a directory",
+        ) from None
+    except PermissionError:
+        raise ConditionsError(
+            f"cannot create operator key {path}: permission denied",
+            "pass a --key path in a directory you can write",
+        ) from None
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         raise ConditionsError(
             f"a key already exists at {path}", "use it or pick another path"
+        ) from None
+    except PermissionError:
+        raise ConditionsError(
+            f"cannot create operator key {path}: permission denied",
+            "pass a --key path in a directory you can write",
         ) from None
     with os.fdopen(fd, "wb") as f:
         f.write(pem)
@@ -43,12 +63,15 @@ def create_key(path: Path, passphrase: str | None = None) -> Ed25519PrivateKey:
 
 
 def load_key(path: Path, passphrase: str | None = None) -> Ed25519PrivateKey:
-    """Read an operator key, refusing one that others can read or a wrong passphrase."""
-    try:
-        mode = path.stat().st_mode
-        pem = path.read_bytes()
-    except FileNotFoundError:
-        raise ConditionsError(f"operator key {path} does not exist", "check --key") from None
+    """Read an operator key, refusing one that others can read or a wrong passphrase.
+
+    The path must be a regular file of at most :data:`MAX_KEY_BYTES` bytes.
+    """
+    pem, problem = capped_bytes(path, MAX_KEY_BYTES)
+    if problem is not None:
+        hint = "check --key" if problem == "does not exist" else "pass the PEM key file as --key"
+        raise ConditionsError(f"operator key {path} {problem}", hint)
+    mode = path.stat().st_mode
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise ConditionsError(
             f"operator key {path} is readable by other users (mode {stat.S_IMODE(mode):o})",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from importlib.resources.abc import Traversable
@@ -13,7 +12,14 @@ import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from conditions._condition import Condition, ModelAxis, TaskFamilyAxis
-from conditions._wire import canonical, describe_errors, sha256_hex
+from conditions._wire import (
+    MAX_DEPTH,
+    canonical,
+    capped_bytes,
+    describe_errors,
+    loads_json,
+    sha256_hex,
+)
 from conditions.errors import ConditionsError
 from drift import DriftError, InterfaceVersion, load_version_file
 
@@ -156,16 +162,16 @@ class CycleSpec(_Spec):
 
     @classmethod
     def load(cls, path: Path | Traversable) -> CycleSpec:
-        """Read a spec from a .json file, or YAML otherwise; raise ConditionsError if invalid."""
-        try:
-            text = path.read_text(encoding="utf-8")
-            data = json.loads(text) if path.name.endswith(".json") else yaml.safe_load(text)
-        except (OSError, UnicodeDecodeError) as e:
-            raise ConditionsError(f"cannot read cycle spec {path}: {e}", "check --spec") from None
-        except (ValueError, yaml.YAMLError) as e:
-            raise ConditionsError(
-                f"cycle spec {path} does not parse: {e}", "fix the YAML/JSON syntax"
-            ) from None
+        """Read a spec from a .json file, or YAML otherwise; raise ConditionsError if invalid.
+
+        The file may hold at most :data:`MAX_SPEC_BYTES` bytes nesting at most
+        :data:`~conditions._wire.MAX_DEPTH` levels; YAML aliases are refused.
+        """
+        text = _read_spec_text(path)
+        if path.name.endswith(".json"):
+            data = loads_json(text, f"cycle spec {path}", "fix the JSON syntax")
+        else:
+            data = _load_yaml(text, path)
         if isinstance(path, Path) and isinstance(data, dict):
             data = {**data, "interfaces": _inline_interfaces(data.get("interfaces"), path.parent)}
         try:
@@ -175,6 +181,71 @@ class CycleSpec(_Spec):
                 f"cycle spec {path} is invalid: {describe_errors(e)}",
                 "see conditions/cycle_spec.schema.json (or `vwt cycle schema`) for the format",
             ) from None
+
+
+MAX_SPEC_BYTES = 4 * 1024 * 1024
+"""Largest cycle spec file read."""
+
+
+def _read_spec_text(path: Path | Traversable) -> str:
+    if isinstance(path, Path):
+        raw, problem = capped_bytes(path, MAX_SPEC_BYTES)
+        if problem is not None:
+            raise ConditionsError(f"cannot read cycle spec {path}: it {problem}", "check --spec")
+    else:  # a file shipped in the package
+        raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConditionsError(
+            f"cannot read cycle spec {path}: it is not UTF-8 text", "check --spec"
+        ) from None
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """A safe YAML loader that refuses aliases (no exponential expansion) and deep nesting."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        mark: Any = event.start_mark  # the pure-Python loader's yaml.error.Mark
+        if isinstance(event, yaml.AliasEvent):
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed", mark)
+        if self._depth >= MAX_DEPTH:
+            raise yaml.composer.ComposerError(
+                None, None, f"nesting deeper than {MAX_DEPTH} levels", mark
+            )
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _load_yaml(text: str, path: Path | Traversable) -> Any:
+    loader = _BoundedLoader(text)
+    try:
+        return loader.get_single_data()
+    except yaml.YAMLError as e:
+        raise ConditionsError(
+            f"cycle spec {path} does not parse: {_yaml_problem(e)}", "fix the YAML syntax"
+        ) from None
+    finally:
+        loader.dispose()
+
+
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    """One line: what is wrong and where (PyYAML's own text spans several lines)."""
+    problem = getattr(error, "problem", None)
+    mark = getattr(error, "problem_mark", None)
+    if problem is None:
+        lines = str(error).strip().splitlines()
+        return lines[0] if lines else type(error).__name__
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"{problem}{where}"
 
 
 def _inline_interfaces(entries: Any, root: Path) -> Any:

@@ -7,6 +7,7 @@ import binascii
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -90,31 +91,104 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def read_json(path: Path, what: str) -> Any:
-    """Parse a JSON file strictly (no duplicate keys, no NaN), or raise a ConditionsError."""
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""Largest operator or publish file read (commitment, reveal, targets, records)."""
+
+MAX_DEPTH = 64
+"""Deepest nesting of arrays and objects accepted in a parsed file."""
+
+
+def read_capped(path: Path, what: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the regular file ``path``, at most ``max_bytes``, or a ConditionsError.
+
+    Directories, devices (``/dev/zero``) and FIFOs are refused before reading; a file that is
+    larger than ``max_bytes`` is refused without reading more than that.
+    """
+    data, problem = capped_bytes(path, max_bytes)
+    if problem is not None:
+        hint = "check the path" if problem == "does not exist" else f"pass the {what} file itself"
+        raise ConditionsError(f"{what} {path} {problem}", hint)
+    return data
+
+
+def capped_bytes(path: Path, max_bytes: int) -> tuple[bytes, str | None]:
+    """``(data, None)`` for a regular file of at most ``max_bytes``, else ``(b"", problem)``
+    where the problem reads after the path: "does not exist", "is a directory", …"""
     try:
-        text = path.read_text(encoding="utf-8")
+        # O_NONBLOCK: opening a FIFO must not wait for a writer (no effect on regular files).
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
-        raise ConditionsError(f"{what} {path} does not exist", "check the path") from None
-    except UnicodeDecodeError:
-        raise ConditionsError(f"{what} {path} is not UTF-8 text", "pass the JSON file") from None
+        return b"", "does not exist"
+    except PermissionError:
+        return b"", "is not readable (permission denied)"
     except OSError as e:
-        raise ConditionsError(f"cannot read {what} {path}: {e.strerror}") from None
+        return b"", f"cannot be read ({e.strerror or e})"
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        return b"", "is a directory" if stat.S_ISDIR(mode) else "is not a regular file"
+    with os.fdopen(fd, "rb") as f:
+        try:
+            data = f.read(max_bytes + 1)
+        except OSError as e:
+            return b"", f"cannot be read ({e.strerror or e})"
+    if len(data) > max_bytes:
+        return b"", f"is larger than {max_bytes:,} bytes"
+    return data, None
+
+
+def check_depth(
+    data: Any,
+    what: str,
+    hint: str = "pass a file of the documented form",
+    max_depth: int = MAX_DEPTH,
+) -> Any:
+    """``data`` unchanged, or a ConditionsError if its arrays/objects nest deeper than allowed."""
+    stack = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            node = list(node.values())
+        if not isinstance(node, list | tuple):
+            continue
+        if depth > max_depth:
+            raise ConditionsError(f"{what} nests deeper than {max_depth} levels", hint)
+        stack.extend((child, depth + 1) for child in node)
+    return data
+
+
+def loads_json(text: str, where: str, hint: str) -> Any:
+    """Parse JSON strictly (no duplicate keys, no NaN, bounded nesting) or raise ConditionsError.
+
+    ``where`` names the input in the message ("reveal x.json"), ``hint`` says what to do.
+    """
     try:
-        return json.loads(
+        data = json.loads(
             text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant
         )
     except json.JSONDecodeError as e:
         ends_early = e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string")
         truncated = " (it looks truncated)" if text.strip() and ends_early else ""
-        raise ConditionsError(
-            f"{what} {path} is not valid JSON{truncated}: {e}",
-            "pass the file exactly as it was published",
-        ) from None
+        raise ConditionsError(f"{where} is not valid JSON{truncated}: {e}", hint) from None
+    except RecursionError:
+        raise ConditionsError(f"{where} nests deeper than {MAX_DEPTH} levels", hint) from None
     except ValueError as e:
-        raise ConditionsError(
-            f"{what} {path} is not valid JSON: {e}", "pass the file exactly as it was published"
-        ) from None
+        raise ConditionsError(f"{where} is not valid JSON: {e}", hint) from None
+    return check_depth(data, where, hint)
+
+
+def read_json(path: Path, what: str, max_bytes: int = MAX_FILE_BYTES) -> Any:
+    """Parse a JSON file strictly (no duplicate keys, no NaN), or raise a ConditionsError.
+
+    The file must be a regular file of at most ``max_bytes`` bytes, nesting at most
+    :data:`MAX_DEPTH` levels.
+    """
+    raw = read_capped(path, what, max_bytes)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConditionsError(f"{what} {path} is not UTF-8 text", "pass the JSON file") from None
+    return loads_json(text, f"{what} {path}", "pass the file exactly as it was published")
 
 
 def describe_errors(error: ValidationError, limit: int = 3) -> str:

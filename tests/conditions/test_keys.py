@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,46 @@ def test_fingerprints_name_keys(tmp_path: Path) -> None:
     b = public_key_b64(create_key(tmp_path / "b.pem"))
     assert fingerprint(a).startswith("sha256:") and len(fingerprint(a)) == 7 + 32
     assert fingerprint(a) == fingerprint(a) != fingerprint(b)
+
+
+@pytest.mark.parametrize(
+    ("make", "problem"),
+    [
+        (lambda d: d, "is a directory"),
+        (lambda d: Path("/dev/zero"), "is not a regular file"),
+        (lambda d: Path("/dev/null"), "is not a regular file"),
+    ],
+    ids=["directory", "dev-zero", "dev-null"],
+)
+def test_non_files_as_keys_are_refused_without_reading(
+    tmp_path: Path, make: Callable[[Path], Path], problem: str
+) -> None:
+    path = make(tmp_path)
+    with pytest.raises(ConditionsError) as err:
+        load_key(path)
+    assert str(err.value) == f"operator key {path} {problem}"
+    assert err.value.hint == "pass the PEM key file as --key"
+
+
+def test_a_fifo_as_key_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    fifo = tmp_path / "k.pem"
+    os.mkfifo(fifo, 0o600)
+    with pytest.raises(ConditionsError, match="is not a regular file"):
+        load_key(fifo)
+
+
+def test_a_huge_file_as_key_is_refused_after_reading_at_most_the_cap(tmp_path: Path) -> None:
+    from conditions._keys import MAX_KEY_BYTES
+
+    big = tmp_path / "big.pem"
+    with big.open("wb") as f:
+        f.truncate(1 << 30)  # sparse: 1 GiB, read only up to the cap
+    big.chmod(0o600)
+    with pytest.raises(ConditionsError, match=f"larger than {MAX_KEY_BYTES:,} bytes"):
+        load_key(big)
+
+
+def test_a_key_cannot_be_created_below_a_file(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ConditionsError, match="a parent is not a directory"):
+        create_key(tmp_path / "file" / "k.pem")

@@ -98,8 +98,62 @@ def test_unreadable_and_unparsable_files_are_user_errors(tmp_path: Path) -> None
         CycleSpec.load(bad)
     truncated = tmp_path / "t.json"
     truncated.write_text('{"v": 1, "cycle": ')
-    with pytest.raises(ConditionsError, match="does not parse"):
+    with pytest.raises(ConditionsError, match="is not valid JSON \\(it looks truncated\\)"):
         CycleSpec.load(truncated)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("deep.json", "[" * 100_000 + "]" * 100_000, "nests deeper than 64 levels"),
+        ("deep.json", '{"a":' * 65 + "1" + "}" * 65, "nests deeper than 64 levels"),
+        ("deep.yaml", "[" * 100_000 + "]" * 100_000, "nesting deeper than 64 levels at line 1"),
+        ("deep.yaml", "".join("  " * i + "a:\n" for i in range(70)), "nesting deeper than 64"),
+        ("alias.yaml", "a: &x [1, 2]\nb: *x\n", "aliases (*name) are not allowed at line 2"),
+        ("bad.yaml", "cycle: [unclosed\n", "expected ',' or ']', but got '<stream end>'"),
+    ],
+)
+def test_deep_aliased_or_broken_files_are_one_line_errors(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(ConditionsError) as err:
+        CycleSpec.load(path)
+    assert message in str(err.value) and "\n" not in str(err.value)
+    assert err.value.hint
+
+
+@pytest.mark.parametrize("name", ["s.yaml", "s.json"])
+def test_nesting_up_to_the_cap_still_parses(tmp_path: Path, default_data: dict, name: str) -> None:
+    data = json.loads(json.dumps(default_data))
+    data["surprise"] = json.loads("[" * 63 + "]" * 63)  # 64 levels with the spec object
+    with pytest.raises(ConditionsError, match="is invalid: surprise: Extra inputs"):
+        CycleSpec.load(_write(tmp_path, data, name))
+    data["surprise"] = [data["surprise"]]
+    with pytest.raises(ConditionsError, match="deeper than 64 levels"):
+        CycleSpec.load(_write(tmp_path, data, name))
+
+
+@pytest.mark.parametrize(
+    ("path", "problem"),
+    [
+        (Path("/dev/zero"), "it is not a regular file"),
+        (Path("/"), "it is a directory"),
+    ],
+)
+def test_non_files_are_refused_without_reading(path: Path, problem: str) -> None:
+    with pytest.raises(ConditionsError, match=f"cannot read cycle spec {path}: {problem}"):
+        CycleSpec.load(path)
+
+
+def test_a_spec_larger_than_the_cap_is_refused(tmp_path: Path) -> None:
+    from conditions._spec import MAX_SPEC_BYTES
+
+    big = tmp_path / "big.yaml"
+    big.write_text("# padding\n" * (MAX_SPEC_BYTES // 10 + 1))
+    with pytest.raises(ConditionsError, match="is larger than 4,194,304 bytes"):
+        CycleSpec.load(big)
 
 
 def test_schema_file_matches_the_model() -> None:
