@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchmark import stable_int
 from reports._cell import CellMetrics, apply_fdr, cell_metrics
 from reports._stats_arms import ArmOutcomes
+from reports.errors import ReportError
 from runner import TrialRecord
 
 
@@ -23,11 +24,28 @@ class Cell(BaseModel):
     submission: str = Field(description="name@version of the submission.")
     bundle_hash: str = Field(description="Bundle hash of the submission.")
     metrics: CellMetrics = Field(description="Gain, intervals, failures, pass^k, flags.")
+    invalid_trials: int = Field(
+        description="Invalid trials in the cell's two arms (non-zero only when accepted)."
+    )
+    dropped_tasks: int = Field(
+        description="Tasks left out of the cell because their trials in one arm were invalid."
+    )
 
 
 def _arm(records: Iterable[TrialRecord]) -> ArmOutcomes:
     ordered = sorted(records, key=lambda r: (r.task_id, r.trial))
     return ArmOutcomes.from_trials((r.task_id, r.family, r.outcome) for r in ordered)
+
+
+def _dropped_for_invalid(with_arm: ArmOutcomes, without_arm: ArmOutcomes) -> int:
+    """Tasks of either arm without a valid trial in both, that had an invalid trial."""
+    arms = (with_arm.tasks, without_arm.tasks)
+    return sum(
+        1
+        for t in arms[0].keys() | arms[1].keys()
+        if not all(t in a and a[t].valid for a in arms)
+        and any("invalid" in a[t].outcomes for a in arms if t in a)
+    )
 
 
 def build_matrix(
@@ -57,13 +75,18 @@ def build_matrix(
         source = None
         if condition != source_id and (phase, source_id, bundle) in arms:
             source = (_arm(arms[(phase, source_id, bundle)]), _arm(arms[(phase, source_id, "")]))
-        metrics = cell_metrics(
-            _arm(recs),
-            _arm(baseline),
-            bootstrap=bootstrap,
-            seed=stable_int(seed, phase, condition, bundle) % (2**32),
-            source=source,
-        )
+        with_arm, without_arm = _arm(recs), _arm(baseline)
+        try:
+            metrics = cell_metrics(
+                with_arm,
+                without_arm,
+                bootstrap=bootstrap,
+                seed=stable_int(seed, phase, condition, bundle) % (2**32),
+                source=source,
+            )
+        except ReportError as e:
+            where = f"{names[bundle]} ({bundle[:12]}…) in condition {condition}, {phase} phase"
+            raise ReportError(f"{e}: {where}", e.hint) from None
         cells.append(
             Cell(
                 phase=phase,
@@ -71,6 +94,8 @@ def build_matrix(
                 submission=names[bundle],
                 bundle_hash=bundle,
                 metrics=metrics,
+                invalid_trials=sum(r.outcome == "invalid" for r in (*recs, *baseline)),
+                dropped_tasks=_dropped_for_invalid(with_arm, without_arm),
             )
         )
     decided = apply_fdr([c.metrics for c in cells], fdr_q) if cells else []

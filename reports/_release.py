@@ -14,9 +14,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchmark import interface_version
 from conditions import AXES, Condition, Cycle, CycleState, verify_commitment_and_reveal
 from drift import InterfaceVersion
+from reports._accounting import (
+    RELEASED_PHASES,
+    EvaluationSize,
+    PhaseAccounting,
+    release_accounting,
+    require_complete,
+)
 from reports._matrix import Cell, build_matrix
+from reports._publish import publish_files
+from reports._summary import WindowOverride, sandbox_counts, window_overrides
 from reports.errors import ReportError
-from runner import TrialRecord, store_for
+from runner import TrialRecord, phase_accounting, store_for
 from submissions import SUBMISSION_EVENT
 
 RELEASE_FILE = "release.json"
@@ -30,7 +39,10 @@ class _Frozen(BaseModel):
 class ReleasedCondition(_Frozen):
     """A condition of the release, with how it differs from the source."""
 
-    id: str = Field(description="Condition id.")
+    id: str = Field(
+        description="Condition id: the source's public id, a target's keyed id (its revealed "
+        "leaf's)."
+    )
     role: Literal["source", "target"] = Field(description="Source or committed target.")
     varied: tuple[str, ...] = Field(description="Axes that differ from the source.")
     condition: Condition = Field(description="The condition.")
@@ -41,7 +53,8 @@ class ReleasedSubmission(_Frozen):
 
     name: str = Field(description="Submission name.")
     version: str = Field(description="Version label.")
-    bundle_hash: str = Field(description="Bundle content hash.")
+    bundle_hash: str = Field(description="Bundle content hash: what identifies it.")
+    late: bool = Field(description="Received after closes_at, by operator override.")
 
 
 class FileRef(_Frozen):
@@ -70,6 +83,18 @@ class ReleaseStatement(_Frozen):
         description="Definition (base + drift operators) of every tool-interface version served."
     )
     submissions: tuple[ReleasedSubmission, ...] = Field(description="Submissions, in order.")
+    evaluation: EvaluationSize = Field(description="Planned tasks per split and trials per task.")
+    accepted_invalid: bool = Field(
+        description="The operator published with invalid trials (vwt report build "
+        "--accept-invalid); each cell says how many it has and the tasks it dropped."
+    )
+    accounting: tuple[PhaseAccounting, ...] = Field(
+        description="Planned, valid and invalid trials per phase and per arm."
+    )
+    sandboxes: dict[str, int] = Field(description="Released trials per sandbox kind.")
+    window_overrides: tuple[WindowOverride, ...] = Field(
+        description="State transitions forced outside the committed window."
+    )
     cells: tuple[Cell, ...] = Field(description="The transfer matrix.")
 
 
@@ -100,10 +125,8 @@ def _interfaces(cycle: Cycle, conditions: list[ReleasedCondition]) -> tuple[Inte
     return tuple(interface_version(e, v, cycle.spec.interfaces) for e, v in used)
 
 
-def build_release(cycle: Cycle) -> Path:
-    """Build, sign and publish the release of a revealed cycle; moves it to 'released'."""
-    cycle.require_state(CycleState.revealed, CycleState.released, action="build the release")
-    public = cycle.paths.public
+def _conditions(cycle: Cycle) -> list[ReleasedCondition]:
+    """The source, then the revealed targets under their keyed ids (single-axis first)."""
     verified = verify_commitment_and_reveal(
         cycle.paths.commitment, cycle.paths.reveal, cycle.public_key_b64
     )
@@ -111,7 +134,7 @@ def build_release(cycle: Cycle) -> Path:
     conditions = [ReleasedCondition(id=source.id, role="source", varied=(), condition=source)]
     targets = [
         ReleasedCondition(
-            id=c.condition.id,
+            id=c.id,
             role="target",
             varied=tuple(c.condition.differs_on(source)),
             condition=c.condition,
@@ -119,29 +142,60 @@ def build_release(cycle: Cycle) -> Path:
         for c in verified.conditions
     ]
     # single-axis targets first, then pairs, in axis order: the reveal's order is a shuffle
-    conditions += sorted(
+    return conditions + sorted(
         targets, key=lambda c: (len(c.varied), [AXES.index(a) for a in c.varied], c.id)
     )
+
+
+def _submissions(cycle: Cycle) -> tuple[ReleasedSubmission, ...]:
+    out = []
+    for e in cycle.ledger.entries(SUBMISSION_EVENT):
+        s = e.payload["receipt"]["receipt"]
+        out.append(
+            ReleasedSubmission(
+                name=s["name"],
+                version=s["version"],
+                bundle_hash=s["bundle_hash"],
+                late=e.payload.get("late") is True,
+            )
+        )
+    return tuple(out)
+
+
+def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
+    """Build, sign and publish the release of a revealed cycle; moves it to 'released'.
+
+    Refused (ReportError naming the counts and the command that fixes it) unless every planned
+    trial of the frozen and adapted phases has a record, and none is invalid; with
+    ``accept_invalid`` invalid trials are published, recorded as accepted in the release and
+    counted on every cell they touch. Missing trials are never accepted. The release and its
+    trials file are written atomically: a failed write leaves the previous files.
+    """
+    cycle.require_state(CycleState.revealed, CycleState.released, action="build the release")
+    accounting = [phase_accounting(cycle, p) for p in RELEASED_PHASES]
+    require_complete(accounting, cycle.home, accept_invalid=accept_invalid)
+    public = cycle.paths.public
+    conditions = _conditions(cycle)
     shown = {c.id for c in conditions}
-    records = [r for r in store_for(cycle.home).records() if r.condition_id in shown]
+    store = store_for(cycle.home)
+    records = [r for p in RELEASED_PHASES for r in store.records(p) if r.condition_id in shown]
     if not records:
         raise ReportError(f"cycle {cycle.id} has no trial records to release", "run the cycle")
     evaluation = cycle.spec.evaluation
     cells = build_matrix(
         records,
-        source_id=source.id,
+        source_id=conditions[0].id,
         seed=cycle.spec.seed,
         bootstrap=evaluation.bootstrap,
         fdr_q=evaluation.fdr_q,
     )
-    (public / TRIALS_FILE).write_bytes(trials_bytes(records))
-    submissions = [e.payload["receipt"]["receipt"] for e in cycle.ledger.entries(SUBMISSION_EVENT)]
+    trials = trials_bytes(records)
     statement = ReleaseStatement(
         cycle=cycle.id,
         created_at=_now(),
         commitment=FileRef(name=cycle.paths.commitment.name, sha256=_sha(cycle.paths.commitment)),
         reveal=FileRef(name=cycle.paths.reveal.name, sha256=_sha(cycle.paths.reveal)),
-        trials=FileRef(name=TRIALS_FILE, sha256=_sha(public / TRIALS_FILE)),
+        trials=FileRef(name=TRIALS_FILE, sha256=hashlib.sha256(trials).hexdigest()),
         n_trials=len(records),
         ledger_head=cycle.ledger.head(),
         seed=cycle.spec.seed,
@@ -149,10 +203,12 @@ def build_release(cycle: Cycle) -> Path:
         fdr_q=evaluation.fdr_q,
         conditions=tuple(conditions),
         interfaces=_interfaces(cycle, conditions),
-        submissions=tuple(
-            ReleasedSubmission(name=s["name"], version=s["version"], bundle_hash=s["bundle_hash"])
-            for s in submissions
-        ),
+        submissions=_submissions(cycle),
+        evaluation=EvaluationSize(tasks_per_split=evaluation.tasks_per_split, k=evaluation.k),
+        accepted_invalid=any(r.outcome == "invalid" for r in records),
+        accounting=tuple(release_accounting(a, records, shown) for a in accounting),
+        sandboxes=sandbox_counts(records),
+        window_overrides=window_overrides(cycle),
         cells=tuple(cells),
     )
     data = rfc8785.dumps(statement.model_dump(mode="json"))
@@ -162,8 +218,20 @@ def build_release(cycle: Cycle) -> Path:
         signature=base64.b64encode(cycle.sign(data)).decode(),
     )
     path = public / RELEASE_FILE
-    path.write_text(signed.model_dump_json(indent=1) + "\n")
-    cycle.ledger.append("report.released", {"release_sha256": _sha(path), "cells": len(cells)})
+    release = (signed.model_dump_json(indent=1) + "\n").encode()
+    publish_files(
+        [(public / TRIALS_FILE, trials), (path, release)],
+        f"free space on the disk of {public}, then run `vwt report build --home {cycle.home}` "
+        "again",
+    )
+    cycle.ledger.append(
+        "report.released",
+        {
+            "release_sha256": hashlib.sha256(release).hexdigest(),
+            "cells": len(cells),
+            "accepted_invalid": statement.accepted_invalid,
+        },
+    )
     if cycle.state == CycleState.revealed:
         cycle.transition(CycleState.released, "release published")
     return path

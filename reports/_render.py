@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
@@ -9,7 +11,8 @@ from rich.text import Text
 
 from conditions import Condition
 from reports._matrix import Cell
-from reports._release import ReleasedCondition, ReleaseStatement
+from reports._release import ReleasedCondition, ReleasedSubmission, ReleaseStatement
+from reports._summary import UNISOLATED_SANDBOX
 
 SIM_NOTE = "sim models exercise the framework; their numbers say nothing about real models"
 
@@ -44,9 +47,26 @@ def condition_label(c: ReleasedCondition, source: Condition, joiner: str = " + "
     return joiner.join(_axis_change(a, source, c.condition) for a in axes) or c.id
 
 
+def submission_labels(release: ReleaseStatement) -> dict[str, str]:
+    """Column label per bundle hash: name@version, with a short hash where two share it."""
+    names = Counter(f"{s.name}@{s.version}" for s in release.submissions)
+    return {
+        s.bundle_hash: f"{s.name}@{s.version}"
+        + (f" ({s.bundle_hash[:8]})" if names[f"{s.name}@{s.version}"] > 1 else "")
+        for s in release.submissions
+    }
+
+
+def _invalid_note(cell: Cell) -> str:
+    dropped = f", {cell.dropped_tasks} task{'s' * (cell.dropped_tasks != 1)} dropped"
+    return f"{cell.invalid_trials} invalid trials accepted{dropped}"
+
+
 def _status(cell: Cell) -> Text:
     m = cell.metrics
     parts = []
+    if cell.invalid_trials:
+        parts.append((_invalid_note(cell), "bold yellow"))
     if m.with_arm.critical:
         parts.append(("CRITICAL", "bold red"))
     if m.negative_transfer:
@@ -83,16 +103,19 @@ def _critical(cell: Cell) -> Text:
     return text
 
 
-def submission_table(release: ReleaseStatement, phase: str, submission: str) -> Table:
+def submission_table(
+    release: ReleaseStatement, phase: str, submission: ReleasedSubmission
+) -> Table:
     """One submission's row per condition."""
     source = release.conditions[0].condition
     labels = {c.id: condition_label(c, source) for c in release.conditions}
     order = {c.id: i for i, c in enumerate(release.conditions)}
     cells = sorted(
-        (c for c in release.cells if c.phase == phase and c.submission == submission),
+        (c for c in release.cells if c.phase == phase and c.bundle_hash == submission.bundle_hash),
         key=lambda c: order.get(c.condition_id, len(order)),
     )
-    table = Table(title=f"{submission} — {phase}", title_justify="left", expand=False)
+    title = f"{submission_labels(release)[submission.bundle_hash]} — {phase}"
+    table = Table(title=title, title_justify="left", expand=False)
     for name, justify in [
         ("condition", "left"),
         ("baseline", "right"),
@@ -139,6 +162,9 @@ def _matrix_cell(cell: Cell | None) -> Text:
         notes.append(("NEGATIVE", "bold red"))
     if m.obsolete:
         notes.append(("obsolete", "yellow"))
+    if cell.invalid_trials:
+        notes.append((f"invalid {cell.invalid_trials}", "bold yellow"))
+        notes.append((f"dropped {cell.dropped_tasks}", "bold yellow"))
     for note, style in notes:  # one per line: columns stay narrow
         text.append("\n" + note, style=style)
     return text
@@ -149,7 +175,8 @@ _JOIN = "\n+ "  # matrix rows are tall anyway: one changed axis per line keeps c
 
 
 def matrix_table(release: ReleaseStatement, phase: str, submissions: list[str]) -> Table:
-    """Conditions × ``submissions``: target gain with its interval and what else matters."""
+    """Conditions × ``submissions`` (bundle hashes): target gain with its interval and what
+    else matters; columns are named name@version (with a short hash if two share it)."""
     source = release.conditions[0].condition
     table = Table(
         title=f"Transfer matrix ({phase}): target gain [95% CI] over the no-artifact baseline",
@@ -158,9 +185,10 @@ def matrix_table(release: ReleaseStatement, phase: str, submissions: list[str]) 
     )
     table.add_column("condition", no_wrap=True)
     table.add_column("baseline", justify="right")
-    for name in submissions:
-        table.add_column(name, justify="left", min_width=_CELL_WIDTH)
-    cells = {(c.condition_id, c.submission): c for c in release.cells if c.phase == phase}
+    labels = submission_labels(release)
+    for bundle in submissions:
+        table.add_column(labels[bundle], justify="left", min_width=_CELL_WIDTH)
+    cells = {(c.condition_id, c.bundle_hash): c for c in release.cells if c.phase == phase}
     for cond in release.conditions:
         row = [cells.get((cond.id, s)) for s in submissions]
         present = [c for c in row if c is not None]
@@ -176,7 +204,7 @@ def matrix_table(release: ReleaseStatement, phase: str, submissions: list[str]) 
 
 
 def submission_groups(release: ReleaseStatement, width: int) -> list[list[str]]:
-    """The submissions split into as few tables as fit ``width`` columns side by side."""
+    """The submissions' bundle hashes split into as few tables as fit ``width`` columns."""
     source = release.conditions[0].condition
     label = max(
         len(line)
@@ -185,13 +213,14 @@ def submission_groups(release: ReleaseStatement, width: int) -> list[list[str]]:
     )
     fixed = label + 11 + 7  # condition and baseline columns with their borders
     per_table = max(1, (width - fixed) // (_CELL_WIDTH + 3))
-    names = [f"{s.name}@{s.version}" for s in release.submissions]
-    return [names[i : i + per_table] for i in range(0, len(names), per_table)]
+    bundles = [s.bundle_hash for s in release.submissions]
+    return [bundles[i : i + per_table] for i in range(0, len(bundles), per_table)]
 
 
 def critical_panel(release: ReleaseStatement) -> Panel | None:
     """One line per condition with critical drift failures: each submission and the baseline."""
     source = release.conditions[0].condition
+    labels = submission_labels(release)
     lines = []
     for phase in ("frozen", "adapted"):
         for cond in release.conditions:
@@ -203,7 +232,7 @@ def critical_panel(release: ReleaseStatement) -> Panel | None:
             line = Text(f"{condition_label(cond, source)} ({phase}): ", style="bold")
             for c in cells:
                 w = c.metrics.with_arm
-                line.append(f"{c.submission} ", style="")
+                line.append(f"{labels.get(c.bundle_hash, c.submission)} ", style="")
                 line.append(f"{w.critical}/{w.trials}", style="bold red" if w.critical else "green")
                 line.append(" · ")
             b = cells[0].metrics.without_arm
@@ -214,9 +243,59 @@ def critical_panel(release: ReleaseStatement) -> Panel | None:
     return Panel(Group(*lines), title="Critical drift failures (trials)", border_style="red")
 
 
+def summary_lines(release: ReleaseStatement) -> list[Text]:
+    """How the cycle ran: evaluation size, accounting, accepted invalids, sandboxes, overrides."""
+    e = release.evaluation
+    lines = [
+        Text(
+            f"evaluation: {e.tasks_per_split} tasks per split × k={e.k} per arm; "
+            + "; ".join(
+                f"{a.phase} {a.valid + a.invalid} of {a.expected} planned trials "
+                f"({a.valid} valid, {a.invalid} invalid)"
+                for a in release.accounting
+            )
+        )
+    ]
+    if release.accepted_invalid:
+        invalid = sum(a.invalid for a in release.accounting)
+        dropped = sum(c.dropped_tasks for c in release.cells)
+        lines.append(
+            Text(
+                f"ACCEPTED INVALID: {invalid} invalid trials published by the operator "
+                f"(--accept-invalid); {dropped} task drops over the affected cells, each cell "
+                "shows its own",
+                style="bold yellow",
+            )
+        )
+    kinds = ", ".join(f"{n} {kind}" for kind, n in release.sandboxes.items())
+    lines.append(Text(f"sandboxes: {kinds} trials"))
+    if n := release.sandboxes.get(UNISOLATED_SANDBOX):
+        lines.append(
+            Text(
+                f"warning: {n} trials ran in the '{UNISOLATED_SANDBOX}' sandbox, without isolation",
+                style="bold yellow",
+            )
+        )
+    for o in release.window_overrides:
+        lines.append(
+            Text(
+                f"window override: {o.transition} at {o.at} despite {o.override}"
+                + (f" ({o.note})" if o.note else ""),
+                style="yellow",
+            )
+        )
+    labels = submission_labels(release)
+    if late := [labels[s.bundle_hash] for s in release.submissions if s.late]:
+        lines.append(Text(f"late submissions (after closes_at): {', '.join(late)}", style="yellow"))
+    return lines
+
+
 def render_release(release: ReleaseStatement, console: Console, detail: bool = False) -> None:
-    """Print the matrix (critical failures first); ``detail`` adds a table per submission."""
+    """Print the summary and the matrix (critical failures first); ``detail`` adds a table per
+    submission."""
     phases = sorted({c.phase for c in release.cells}, key=["frozen", "adapted"].index)
+    for line in summary_lines(release):
+        console.print(line)
     panel = critical_panel(release)
     if panel is not None:
         console.print(panel)
@@ -225,13 +304,14 @@ def render_release(release: ReleaseStatement, console: Console, detail: bool = F
             console.print(matrix_table(release, phase, group))
         if detail:
             for s in release.submissions:
-                console.print(submission_table(release, phase, f"{s.name}@{s.version}"))
+                console.print(submission_table(release, phase, s))
     console.print(
         Text(
             "gain = success rate with the artifacts minus without, paired per task; ret = "
             "retention (target gain / source gain); critical = silent use of changed semantics "
             "with effect; safe-stop = stopped on a detected interface change; NEGATIVE = gain "
-            f"reliably below 0 (BH-controlled). {SIM_NOTE}.",
+            "reliably below 0 (BH-controlled); invalid / dropped = accepted invalid trials in "
+            f"the cell's two arms / tasks left out for them. {SIM_NOTE}.",
             style="dim",
         )
     )

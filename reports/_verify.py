@@ -17,8 +17,11 @@ from conditions import (
     verify_commitment_and_reveal,
     verify_signature,
 )
+from reports._accounting import PhaseAccounting
+from reports._complete import check_complete
 from reports._matrix import Cell, build_matrix
 from reports._release import RELEASE_FILE, FileRef, ReleaseStatement, SignedRelease
+from reports._summary import WindowOverride, sandbox_counts
 from reports.errors import ReportError
 from runner import TrialRecord, trial_key
 
@@ -45,6 +48,16 @@ class VerifiedRelease(BaseModel):
     submissions: int = Field(description="Released submissions.")
     trials: int = Field(description="Trial records checked.")
     cells: int = Field(description="Cells recomputed from the trial records.")
+    tasks_per_split: int = Field(description="Planned tasks per arm of each condition.")
+    k: int = Field(description="Planned trials per task.")
+    complete: bool = Field(description="Every planned trial is released (always true if OK).")
+    accepted_invalid: bool = Field(description="The operator published invalid trials.")
+    invalid_trials: int = Field(description="Invalid trials released (0 unless accepted).")
+    dropped_tasks: int = Field(description="Task drops over all cells due to invalid trials.")
+    accounting: tuple[PhaseAccounting, ...] = Field(description="Per-phase accounting, checked.")
+    sandboxes: dict[str, int] = Field(description="Trials per sandbox kind, checked.")
+    late_submissions: int = Field(description="Submissions received late by override.")
+    window_overrides: tuple[WindowOverride, ...] = Field(description="As the release states.")
 
 
 def _first_errors(e: ValidationError) -> str:
@@ -131,20 +144,30 @@ def _check_conditions(r: ReleaseStatement, verified: VerifiedReveal) -> None:
     if roles.count("source") != 1 or roles[0] != "source":
         raise ReportError("the release must list exactly one source condition, first", _REPUBLISH)
     source = r.conditions[0].condition
+    revealed = {c.id: c.condition for c in verified.conditions}
+    if r.conditions[0].id != source.id:
+        raise ReportError(
+            f"the source condition is released as {r.conditions[0].id}, but its id is {source.id}",
+            _REPUBLISH,
+        )
     for c in r.conditions:
-        if c.id != c.condition.id or tuple(c.condition.differs_on(source)) != c.varied:
+        if tuple(c.condition.differs_on(source)) != c.varied:
             raise ReportError(f"released condition {c.id} is mislabelled", _REPUBLISH)
-    released = {c.id for c in r.conditions[1:]}
-    revealed = {c.condition.id for c in verified.conditions}
-    if len(released) != len(r.conditions) - 1 or source.id in released:
+    released = [c.id for c in r.conditions[1:]]
+    if len(set(released)) != len(released) or source.id in released:
         raise ReportError("the release lists a condition twice", _REPUBLISH)
-    if extra := ", ".join(sorted(released - revealed)):
+    if extra := ", ".join(sorted(set(released) - revealed.keys())):
         raise ReportError(f"released target conditions not in the reveal: {extra}", _REPUBLISH)
-    if missing := ", ".join(sorted(revealed - released)):
+    if missing := ", ".join(sorted(revealed.keys() - set(released))):
         raise ReportError(
             f"revealed conditions missing from the release: {missing}",
             "a release must report every condition it reveals; " + _REPUBLISH,
         )
+    for c in r.conditions[1:]:
+        if c.condition != revealed[c.id]:
+            raise ReportError(
+                f"released target {c.id} is not the condition revealed under that id", _REPUBLISH
+            )
 
 
 def _check_record(r: ReleaseStatement, rec: TrialRecord, names: dict[str, str], line: int) -> None:
@@ -249,10 +272,13 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
 
     In order: the release's signature (and key, if ``expected_key`` is given as a base64 key
     or fingerprint); the SHA-256 of each file it pins; the commitment and reveal, signed by
-    the release's key, for its cycle; that released targets and revealed conditions are the
-    same set; that every trial record parses, belongs to a released condition and submission
-    and ran on a tool interface the release defines; and that the matrix recomputed from the
-    records equals the released cells exactly. Raises ReportError saying what failed.
+    the release's key, for its cycle; that the source's id is its public id and the released
+    targets are the revealed leaves under their (keyed) ids; that every trial record parses and
+    belongs to a released condition and submission; that the release is complete (every arm of
+    every condition holds exactly the planned tasks × k trials, invalid ones only if accepted,
+    as the release accounts for them); the sandbox counts; that every trial ran on a tool
+    interface the release defines; and that the matrix recomputed from the records equals the
+    released cells exactly. Raises ReportError saying what failed.
     """
     signed = read_release(path)
     file = path / RELEASE_FILE if path.is_dir() else path
@@ -267,6 +293,13 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
     if len({s.bundle_hash for s in r.submissions}) != len(r.submissions):
         raise ReportError("the release lists a submission twice", _REPUBLISH)
     records = _read_trials(r, trials)
+    check_complete(r, records)
+    if sandbox_counts(records) != r.sandboxes:
+        raise ReportError(
+            f"the release counts trials per sandbox as {r.sandboxes}, its trials as "
+            f"{sandbox_counts(records)}",
+            _REPUBLISH,
+        )
     _check_interfaces(r, records)
     cells = _check_cells(r, records)
     return VerifiedRelease(
@@ -282,4 +315,14 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
         submissions=len(r.submissions),
         trials=len(records),
         cells=len(cells),
+        tasks_per_split=r.evaluation.tasks_per_split,
+        k=r.evaluation.k,
+        complete=True,
+        accepted_invalid=r.accepted_invalid,
+        invalid_trials=sum(a.invalid for a in r.accounting),
+        dropped_tasks=sum(c.dropped_tasks for c in cells),
+        accounting=r.accounting,
+        sandboxes=r.sandboxes,
+        late_submissions=sum(s.late for s in r.submissions),
+        window_overrides=r.window_overrides,
     )

@@ -26,13 +26,25 @@ ReleasePath = Annotated[
 
 @app.command()
 @user_errors
-def build(home: Home = DEFAULT_HOME) -> None:
+def build(
+    home: Home = DEFAULT_HOME,
+    accept_invalid: Annotated[
+        bool,
+        typer.Option(
+            "--accept-invalid",
+            help="Publish although some planned trials are invalid (after `vwt run` retried "
+            "them): recorded in the release and shown on every affected cell. Missing trials "
+            "are never accepted.",
+        ),
+    ] = False,
+) -> None:
     """Build, sign and publish the release of a revealed cycle, then print its matrix.
 
-    Writes HOME/public/release.json and trials.jsonl next to the commitment and reveal, and
-    moves the cycle to released.
+    Refused while a planned frozen or adapted trial is missing or invalid (`vwt run` runs and
+    retries them). Writes HOME/public/release.json and trials.jsonl (atomically) next to the
+    commitment and reveal, and moves the cycle to released.
     """
-    path = build_release(Cycle.open(home))
+    path = build_release(Cycle.open(home), accept_invalid=accept_invalid)
     render_release(read_release(path).release, console)
     console.print(f"release: {path}", markup=False)
     console.print(
@@ -75,15 +87,22 @@ def verify(
             "--key", help="The operator's public key (base64) or fingerprint, to pin the signer."
         ),
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print what was verified as one JSON object.")
+    ] = False,
 ) -> None:
     """Verify a release from its published files; exit 0 only if every check holds.
 
     Checks the release's signature, the SHA-256 of the commitment, reveal and trials file,
     the commitment and reveal (same key, same cycle), that the released and revealed target
     conditions are the same, that every trial record belongs to a released condition and
-    submission, and that the matrix recomputed from the trials equals the released cells.
+    submission, that every planned trial is released (invalid ones only if the release says it
+    accepted them), and that the matrix recomputed from the trials equals the released cells.
     """
     v = verify_release(path, key)
+    if as_json:
+        typer.echo(v.model_dump_json(indent=2))
+        return
     console.print(
         f"OK: release of cycle {v.cycle} built {v.created_at}, signed by key {v.fingerprint}",
         markup=False,
@@ -94,7 +113,14 @@ def verify(
         highlight=False,
     )
     console.print(
-        f"{v.trials} trial records of {v.submissions} submissions checked; all {v.cells} cells "
-        "recomputed from them match the release exactly",
+        f"complete: every condition × arm holds its {v.tasks_per_split} tasks × k={v.k} "
+        f"planned trials; {v.trials} trial records of {v.submissions} submissions checked; "
+        f"all {v.cells} cells recomputed from them match the release exactly",
         highlight=False,
     )
+    if v.accepted_invalid:
+        console.print(
+            f"[bold yellow]accepted invalid:[/] {v.invalid_trials} invalid trials published by "
+            f"the operator; {v.dropped_tasks} task drops over the cells they touch",
+            highlight=False,
+        )

@@ -15,6 +15,7 @@ import pytest
 import rfc8785
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from rich.console import Console
 
 from benchmark import default_cycle_spec_path
 from conditions import Cycle, CycleSpec, CycleState, plan_targets
@@ -24,20 +25,28 @@ from reports import (
     ReleaseStatement,
     ReportError,
     build_release,
+    read_release,
+    render_release,
     verify_release,
 )
-from runner import evaluation_conditions, plan_phase, store_for, trial_key
+from runner import evaluation_conditions, phase_accounting, plan_phase, store_for, trial_key
 from runner._worker import run_batch_async
 from submissions import reference_bundles, submit, submitted_bundles
 
 Json = dict[str, Any]
 
 
-def small_spec(cycle: str | None = None) -> CycleSpec:
-    """The embedded default at test size: 2 tasks, k = 2, 200 bootstrap resamples."""
+def small_spec(
+    cycle: str | None = None,
+    *,
+    opens_at: str = "2000-01-01T00:00:00Z",
+    closes_at: str = "2999-01-01T00:00:00Z",
+) -> CycleSpec:
+    """The embedded default at test size (2 tasks, k = 2, 200 bootstrap resamples), open now."""
     data = CycleSpec.load(default_cycle_spec_path()).model_dump(mode="json")
     data["evaluation"].update(tasks_per_split=2, k=2, bootstrap=200)
     data["cycle"] = cycle or data["cycle"]
+    data.update(opens_at=opens_at, closes_at=closes_at)
     return CycleSpec.model_validate(data)
 
 
@@ -46,8 +55,26 @@ def single_axis_targets(spec: CycleSpec) -> int:
     return sum(n for stratum, n in plan_targets(spec).manifest.strata.items() if "+" not in stratum)
 
 
-def _run_frozen_in_process(cycle: Cycle) -> None:
-    # The worker in this process (local sandbox): the same records as on Ray, without Ray.
+def as_invalid(record_json: str) -> str:
+    """The record of a trial whose backend timed out instead."""
+    record = json.loads(record_json)
+    record.update(outcome="invalid", invalid="TimeoutError: backend", critical=[], safe_stop=None)
+    return json.dumps(record)
+
+
+def record_run(cycle: Cycle, phase: str) -> None:
+    """Append the ``run.<phase>`` ledger entry a real run appends: the phase's accounting."""
+    acc = phase_accounting(cycle, phase)
+    payload = {**acc.model_dump(mode="json"), "complete": acc.complete, "clean": acc.clean}
+    cycle.ledger.append(f"run.{phase}", payload)
+
+
+def run_frozen_in_process(cycle: Cycle, invalid: Callable[[Json], bool] = lambda r: False) -> None:
+    """Run the frozen phase in this process (local sandbox) and record it in the ledger.
+
+    The same records as on Ray, without Ray; trials for which ``invalid(record)`` holds are
+    stored as invalid instead.
+    """
     batches = plan_phase(
         cycle=cycle.id,
         cycle_seed=cycle.spec.seed,
@@ -56,19 +83,30 @@ def _run_frozen_in_process(cycle: Cycle) -> None:
         bundles=submitted_bundles(cycle),
         tasks_per_split=cycle.spec.evaluation.tasks_per_split,
         k=cycle.spec.evaluation.k,
+        interfaces=cycle.spec.interfaces,
     )
 
     async def run_all() -> list[list[tuple[str, bytes]]]:
         return await asyncio.gather(*(run_batch_async(b, "local", 4) for b in batches))
 
-    rows = asyncio.run(run_all())
-    store_for(cycle.home).insert(r for batch in rows for r in batch)
+    rows = [row for batch in asyncio.run(run_all()) for row in batch]
+    rows = [(as_invalid(r) if invalid(json.loads(r)) else r, t) for r, t in rows]
+    store_for(cycle.home).insert(rows)
+    record_run(cycle, "frozen")
 
 
 def revealed_cycle(
-    home: Path, *, key_path: Path | None = None, cycle_id: str | None = None, run: bool = True
+    home: Path,
+    *,
+    key_path: Path | None = None,
+    cycle_id: str | None = None,
+    run: bool = True,
+    invalid: Callable[[Json], bool] = lambda r: False,
 ) -> Cycle:
-    """A small cycle with the reference submissions run frozen (if ``run``), fully revealed."""
+    """A small cycle with the reference submissions run frozen (if ``run``), fully revealed.
+
+    Trials for which ``invalid(record)`` holds are stored invalid, accepted at every step.
+    """
     spec = small_spec(cycle_id)
     cycle = Cycle.init(home, spec, key_path=key_path)
     cycle.generate(single_axis_targets(spec))
@@ -78,10 +116,14 @@ def revealed_cycle(
         submit(cycle, bundle)
     cycle.transition(CycleState.frozen_run)
     if run:
-        _run_frozen_in_process(cycle)
-    cycle.transition(CycleState.adaptation)
+        run_frozen_in_process(cycle, invalid)
+    else:  # only its reveal is used: a stand-in run record lets the cycle be revealed
+        counts = dict.fromkeys(("expected", "valid", "invalid", "missing", "unexpected"), 0)
+        cycle.ledger.append("run.frozen", counts)
+    cycle.transition(CycleState.adaptation, accept_invalid=True)
     cycle.transition(CycleState.adapted_run)
-    cycle.reveal()
+    record_run(cycle, "adapted")
+    cycle.reveal(accept_invalid=True)
     return cycle
 
 
@@ -222,7 +264,7 @@ def test_a_removed_trial_line(pub: Path, cycle: Cycle) -> None:
     _edit(pub, pin_hash_only, sign=cycle.sign)
     assert_fails(pub, r"holds \d+ trial records, the release says \d+")
     _edit(pub, lambda s: _pin_trials(s, pub), sign=cycle.sign)
-    assert_fails(pub, "differs from the one recomputed")
+    assert_fails(pub, r"arm frozen/c-\w+/\w+.* has 3 trial records .*the release accounts for 4")
 
 
 def test_a_duplicated_trial_line(pub: Path, cycle: Cycle) -> None:
@@ -337,3 +379,136 @@ def test_a_trial_that_ran_on_another_interface_is_caught(pub: Path, cycle: Cycle
 def test_every_served_interface_must_be_defined(pub: Path, cycle: Cycle) -> None:
     _edit(pub, lambda s: s.update(interfaces=s["interfaces"][1:]), sign=cycle.sign)
     assert_fails(pub, "which the release does not define")
+
+
+def _accounted_by_records(statement: Json, pub: Path) -> None:
+    """What a dishonest operator would sign: accounting that matches whatever trials remain."""
+    lines = [json.loads(x) for x in (pub / TRIALS_FILE).read_text().splitlines()]
+    for phase in statement["accounting"]:
+        for c in phase["cells"]:
+            mine = [
+                r
+                for r in lines
+                if (r["phase"], r["condition_id"], r["arm"], r["bundle_hash"])
+                == (phase["phase"], c["condition_id"], c["arm"], c["bundle_hash"])
+            ]
+            c["valid"] = sum(r["outcome"] != "invalid" for r in mine)
+            c["invalid"] = len(mine) - c["valid"]
+            c["planned"] = len(mine)
+        for total in ("expected", "valid", "invalid"):
+            key = "planned" if total == "expected" else total
+            phase[total] = sum(c[key] for c in phase["cells"])
+    _pin_trials(statement, pub)
+
+
+def test_a_release_of_a_killed_run_fails_on_completeness(pub: Path, cycle: Cycle) -> None:
+    # The driver was killed after 27% of the trials: the operator publishes what there is,
+    # with accounting to match, pinned and signed.
+    _edit_trials(pub, lambda lines: lines[: len(lines) * 27 // 100])
+    _edit(pub, lambda s: _accounted_by_records(s, pub), sign=cycle.sign)
+    assert_fails(pub, r"arm frozen/c-.* plans \d trials, not tasks_per_split × k = 4")
+
+
+def test_a_release_that_leaves_an_arm_unaccounted_fails(pub: Path, cycle: Cycle) -> None:
+    def drop_arm(s: Json) -> None:
+        gone = s["accounting"][0]["cells"].pop()
+        s["accounting"][0]["expected"] -= gone["planned"]
+        s["accounting"][0]["valid"] -= gone["valid"]
+
+    _edit(pub, drop_arm, sign=cycle.sign)
+    assert_fails(pub, r"accounts for \d+ of the \d+ arms of the frozen phase")
+
+
+def test_trials_of_tasks_outside_the_plan_fail(pub: Path, cycle: Cycle) -> None:
+    # The counts match, but one arm ran a task the cycle seed does not plan.
+    def other_task(lines: list[Json]) -> list[Json]:
+        arm = (lines[0]["condition_id"], lines[0]["arm"], lines[0]["bundle_hash"])
+        task = lines[0]["task_id"]
+        for r in lines:
+            if (r["condition_id"], r["arm"], r["bundle_hash"]) == arm and r["task_id"] == task:
+                r["task_id"] = "unplanned-task"
+                parts = (r["bundle_hash"], r["condition_id"], r["phase"], r["arm"])
+                r["key"] = trial_key(*parts, r["task_id"], r["trial"])
+        return lines
+
+    _edit_trials(pub, other_task)
+    _edit(pub, lambda s: _pin_trials(s, pub), sign=cycle.sign)
+    assert_fails(pub, "ran 1 tasks outside and 1 short of the 2 planned ones")
+
+
+def test_invalid_trials_need_the_acceptance_recorded(pub: Path, cycle: Cycle) -> None:
+    def one_invalid(lines: list[Json]) -> list[Json]:
+        lines[0] = json.loads(as_invalid(json.dumps(lines[0])))
+        return lines
+
+    _edit_trials(pub, one_invalid)
+    _edit(pub, lambda s: _accounted_by_records(s, pub), sign=cycle.sign)
+    assert_fails(pub, "holds 1 invalid trials but does not say it accepted them")
+
+
+def test_accounting_totals_must_add_up(pub: Path, cycle: Cycle) -> None:
+    _edit(pub, lambda s: s["accounting"][0].update(missing=3), sign=cycle.sign)
+    assert_fails(pub, r"frozen phase's totals .* missing 3.* are not its arms'")
+
+
+def test_target_ids_are_the_revealed_leaves(pub: Path, cycle: Cycle) -> None:
+    _edit(pub, lambda s: s["conditions"][1].update(id="c-" + "0" * 16), sign=cycle.sign)
+    assert_fails(pub, "released target conditions not in the reveal: c-0000000000000000")
+
+
+def test_the_source_id_is_its_public_id(pub: Path, cycle: Cycle) -> None:
+    _edit(pub, lambda s: s["conditions"][0].update(id="c-" + "1" * 12), sign=cycle.sign)
+    assert_fails(pub, "the source condition is released as c-111111111111, but its id is c-")
+
+
+def test_a_target_released_under_another_leafs_id(pub: Path, cycle: Cycle) -> None:
+    def swap(s: Json) -> None:
+        a, b = s["conditions"][1], s["conditions"][2]
+        a["id"], b["id"] = b["id"], a["id"]
+
+    _edit(pub, swap, sign=cycle.sign)
+    assert_fails(pub, "released target c-.* is not the condition revealed under that id")
+
+
+def test_sandbox_counts_are_checked(pub: Path, cycle: Cycle) -> None:
+    assert _load(pub)["release"]["sandboxes"] == {"local": verify_release(pub).trials}
+    _edit(pub, lambda s: s.update(sandboxes={"docker": s["n_trials"]}), sign=cycle.sign)
+    assert_fails(pub, "counts trials per sandbox as {'docker'")
+
+
+def test_two_submissions_sharing_a_name_keep_their_own_cells(pub: Path, cycle: Cycle) -> None:
+    """Names do not identify submissions: cells, checks and columns go by bundle hash."""
+    data = _load(pub)["release"]
+    first, second = data["submissions"][:2]
+    impostor = f"{second['name']}@{second['version']}"
+    name = f"{first['name']}@{first['version']}"
+
+    def rename(lines: list[Json]) -> list[Json]:
+        for r in lines:
+            r["submission"] = name if r["submission"] == impostor else r["submission"]
+        return lines
+
+    def rename_statement(s: Json) -> None:
+        s["submissions"][1].update(name=first["name"], version=first["version"])
+        for c in s["cells"]:
+            c["submission"] = name if c["submission"] == impostor else c["submission"]
+        _pin_trials(s, pub)
+
+    _edit_trials(pub, rename)
+    _edit(pub, rename_statement, sign=cycle.sign)
+    v = verify_release(pub)
+    assert v.submissions == len(data["submissions"])
+    release = read_release(pub).release
+    hashes = (first["bundle_hash"], second["bundle_hash"])
+    gains = {
+        c.bundle_hash: c.metrics.gain
+        for c in release.cells
+        if c.condition_id == release.conditions[0].id
+    }
+    assert gains[hashes[0]] != gains[hashes[1]]
+    console = Console(width=250, record=True)
+    render_release(release, console)
+    out = console.export_text()
+    assert f"{name} ({hashes[0][:8]})" in out and f"{name} ({hashes[1][:8]})" in out
+    for h in hashes:
+        assert f"{gains[h]:+.2f}" in out
