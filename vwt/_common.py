@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import functools
+import os
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,23 +53,79 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+def print_user_error(message: str, hint: str | None) -> None:
+    """Print ``error: message`` and, if given, ``hint: hint`` on stderr, one line each."""
+    err_console.print(
+        f"[bold red]error:[/] {escape(_one_line(message))}", highlight=False, soft_wrap=True
+    )
+    if hint:
+        err_console.print(
+            f"[dim]hint:[/] {escape(_one_line(hint))}", highlight=False, soft_wrap=True
+        )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) if "\n" in text or "\r" in text else text
+
+
+def system_error(error: BaseException) -> tuple[str, str] | None:
+    """``(message, hint)`` for an OS-level error that the user's input or machine caused (a NUL
+    byte or an over-long path on the command line, a full disk); None for any other error."""
+    if isinstance(error, ValueError) and "embedded null byte" in str(error):
+        return (
+            "an argument contains a NUL byte (\\0), which no path or name may hold",
+            "retype the argument without the NUL character",
+        )
+    if isinstance(error, sqlite3.OperationalError) and "database or disk is full" in str(error):
+        return "no space left on the device (the database could not grow)", _DISK_HINT
+    if not isinstance(error, OSError):
+        return None
+    where = f": {_short(error.filename)}" if error.filename is not None else ""
+    if error.errno == errno.ENAMETOOLONG:
+        return f"a path is too long for the file system{where}", "use a shorter path"
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"no space left on the device{where}", _DISK_HINT
+    return None
+
+
+_DISK_HINT = "free some disk space, then run the same command again"
+
+
+def _short(filename: object, limit: int = 80) -> str:
+    text = os.fsdecode(filename) if isinstance(filename, str | bytes) else str(filename)
+    return text if len(text) <= limit else f"{text[: limit // 2]}…{text[-limit // 2 :]}"
+
+
 def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """Print a user error as 'error: …' plus its hint, and exit 2 instead of a traceback."""
+    """Print a user error as 'error: …' plus its hint, and exit 2 instead of a traceback.
+
+    User errors are the packages' error classes and the OS errors of :func:`system_error`.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
         except USER_ERRORS as e:
-            err_console.print(
-                f"[bold red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True
-            )
-            hint = getattr(e, "hint", None)
-            if hint:
-                err_console.print(f"[dim]hint:[/] {escape(hint)}", highlight=False, soft_wrap=True)
+            print_user_error(str(e), getattr(e, "hint", None))
             raise typer.Exit(EXIT_USER_ERROR) from None
+        except SYSTEM_ERRORS as e:
+            exit_on_system_error(e)
+            raise
 
     return wrapper
+
+
+SYSTEM_ERRORS = (OSError, ValueError, sqlite3.OperationalError)
+"""Error classes that may hold a :func:`system_error` (and otherwise are programming errors)."""
+
+
+def exit_on_system_error(error: BaseException) -> None:
+    """Print ``error`` and exit 2 if it is a :func:`system_error`; return otherwise."""
+    known = system_error(error)
+    if known is not None:
+        print_user_error(*known)
+        raise typer.Exit(EXIT_USER_ERROR) from None
 
 
 @contextmanager

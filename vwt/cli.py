@@ -8,7 +8,10 @@ import os
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
+from typing import Any
+
 import typer
+from typer.core import TyperGroup
 
 from vwt import (
     cmd_conditions,
@@ -20,9 +23,43 @@ from vwt import (
     cmd_sim,
     cmd_submissions,
 )
+from vwt._common import (
+    EXIT_USER_ERROR,
+    SYSTEM_ERRORS,
+    exit_on_system_error,
+    print_user_error,
+    system_error,
+)
+
+
+class _Vwt(TyperGroup):
+    """The root group: input refused before a command runs is a one-line error too.
+
+    A value an option cannot take (a directory where a file is expected) and OS errors of
+    the arguments themselves (a NUL byte, an over-long path) are raised while parsing, before
+    the command's own ``user_errors`` handling; they exit 2 with ``error:`` and ``hint:``.
+    """
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except typer.BadParameter as e:
+            message, hint = e.format_message(), None
+            if "embedded null byte" in message:  # a path option's conversion saw a NUL
+                known = system_error(ValueError("embedded null byte"))
+                assert known is not None
+                message, hint = message.removesuffix(e.message) + known[0], known[1]
+            where = e.ctx.command_path if e.ctx is not None else ctx.command_path
+            print_user_error(message, hint or f"see `{where} --help`")
+            raise typer.Exit(EXIT_USER_ERROR) from None
+        except SYSTEM_ERRORS as e:
+            exit_on_system_error(e)
+            raise
+
 
 app = typer.Typer(
     name="vwt",
+    cls=_Vwt,
     help=(
         "VerifiedWork Transfer: measure whether an agent system's skills, prompt recipes, "
         "trajectories and configs survive changes of model version, provider, tool interface, "
