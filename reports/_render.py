@@ -57,16 +57,13 @@ def submission_labels(release: ReleaseStatement) -> dict[str, str]:
     }
 
 
-def _invalid_note(cell: Cell) -> str:
-    dropped = f", {cell.dropped_tasks} task{'s' * (cell.dropped_tasks != 1)} dropped"
-    return f"{cell.invalid_trials} invalid trials accepted{dropped}"
-
-
 def _status(cell: Cell) -> Text:
     m = cell.metrics
     parts = []
     if cell.invalid_trials:
-        parts.append((_invalid_note(cell), "bold yellow"))
+        parts.append(
+            (f"invalid {cell.invalid_trials}, dropped {cell.dropped_tasks}", "bold yellow")
+        )
     if m.with_arm.critical:
         parts.append(("CRITICAL", "bold red"))
     if m.negative_transfer:
@@ -252,6 +249,8 @@ def summary_lines(release: ReleaseStatement) -> list[Text]:
             + "; ".join(
                 f"{a.phase} {a.valid + a.invalid} of {a.expected} planned trials "
                 f"({a.valid} valid, {a.invalid} invalid)"
+                if a.expected
+                else f"{a.phase}: no trials planned"
                 for a in release.accounting
             )
         )
@@ -262,8 +261,8 @@ def summary_lines(release: ReleaseStatement) -> list[Text]:
         lines.append(
             Text(
                 f"ACCEPTED INVALID: {invalid} invalid trials published by the operator "
-                f"(--accept-invalid); {dropped} task drops over the affected cells, each cell "
-                "shows its own",
+                f"(--accept-invalid); {dropped} tasks dropped from cells for them; each cell "
+                "shows its own counts",
                 style="bold yellow",
             )
         )

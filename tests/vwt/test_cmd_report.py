@@ -97,3 +97,69 @@ def test_verify_with_the_wrong_key(built: tuple[Cycle, str]) -> None:
     cycle, _ = built
     code, out = vwt("report", "verify", str(cycle.paths.public), "--key", "sha256:feed")
     assert code == 2 and "not the expected operator key sha256:feed" in out
+
+
+def test_show_prints_the_release_summary(built: tuple[Cycle, str]) -> None:
+    cycle, build_out = built
+    code, out = vwt("report", "show", str(cycle.paths.public))
+    n = SignedRelease.model_validate_json((cycle.paths.public / RELEASE_FILE).read_text())
+    trials = n.release.n_trials
+    assert code == 0
+    for text in (out, build_out):
+        assert "evaluation: 2 tasks per split × k=2 per arm" in text
+        assert f"frozen {trials} of {trials} planned trials ({trials} valid, 0 invalid)" in text
+        assert f"sandboxes: {trials} local trials" in text
+        assert f"warning: {trials} trials ran in the 'local' sandbox, without isolation" in text
+        assert "ACCEPTED INVALID" not in text
+
+
+def test_verify_json_is_one_object_of_what_was_checked(built: tuple[Cycle, str]) -> None:
+    cycle, _ = built
+    code, out = vwt("report", "verify", str(cycle.paths.public), "--json")
+    assert code == 0, out
+    v = json.loads(out)
+    assert (v["cycle"], v["fingerprint"], v["complete"]) == (cycle.id, cycle.fingerprint, True)
+    assert (v["tasks_per_split"], v["k"], v["accepted_invalid"], v["invalid_trials"]) == (
+        2,
+        2,
+        False,
+        0,
+    )
+    assert v["sandboxes"] == {"local": v["trials"]}
+    assert [a["phase"] for a in v["accounting"]] == ["frozen", "adapted"]
+    assert v["accounting"][0]["expected"] == v["trials"] and v["late_submissions"] == 0
+    assert v["path"] == str(cycle.paths.public / RELEASE_FILE)
+
+
+def test_verify_json_of_a_broken_release_is_an_error(
+    built: tuple[Cycle, str], tmp_path: Path
+) -> None:
+    cycle, _ = built
+    pub = Path(shutil.copytree(cycle.paths.public, tmp_path / "pub"))
+    (pub / "trials.jsonl").write_text("")
+    code, out = vwt("report", "verify", str(pub), "--json")
+    assert code == 2 and "error: trials file" in out and "{" not in out
+
+
+def _first_baseline_trial(record: dict[str, object]) -> bool:
+    return record["arm"] == "without" and (record["task_index"], record["trial"]) == (0, 0)
+
+
+def test_build_refuses_invalid_trials_unless_accepted(tmp_path: Path) -> None:
+    cycle = revealed_cycle(tmp_path / "home", invalid=_first_baseline_trial)
+    code, out = vwt("report", "build", "--home", str(cycle.home))
+    assert code == 2 and out.count("error:") == 1
+    assert "error: cannot build the release:" in out and "frozen trials are invalid" in out
+    assert f"vwt run frozen --home {cycle.home}" in out and "--accept-invalid" in out
+    assert not (cycle.paths.public / RELEASE_FILE).exists()
+    code, out = vwt("report", "build", "--home", str(cycle.home), "--accept-invalid")
+    assert code == 0, out
+    conditions = len(
+        SignedRelease.model_validate_json(
+            (cycle.paths.public / RELEASE_FILE).read_text()
+        ).release.conditions
+    )
+    assert f"ACCEPTED INVALID: {conditions} invalid trials published" in out
+    assert "invalid 1" in out
+    code, out = vwt("report", "verify", str(cycle.paths.public))
+    assert code == 0 and f"accepted invalid: {conditions} invalid trials" in out

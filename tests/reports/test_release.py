@@ -1,0 +1,220 @@
+"""Building a release: refused while trials are missing or invalid, and what it records."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+import submissions._store
+from conditions import Cycle, CycleState, verify_commitment_and_reveal
+from reports import (
+    RELEASE_FILE,
+    TRIALS_FILE,
+    ReportError,
+    build_release,
+    read_release,
+    render_release,
+    verify_release,
+)
+from submissions import reference_bundles, submit
+from tests.reports.test_verify import (
+    Json,
+    record_run,
+    revealed_cycle,
+    run_frozen_in_process,
+    single_axis_targets,
+    small_spec,
+)
+
+
+def _copy(home: Path, to: Path) -> Cycle:
+    return Cycle.open(Path(shutil.copytree(home, to)))
+
+
+def _rendered(path: Path) -> str:
+    console = Console(width=250, record=True)
+    render_release(read_release(path).release, console)
+    return console.export_text()
+
+
+@pytest.fixture(scope="module")
+def clean_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A revealed cycle whose every planned trial is valid (not yet released)."""
+    return revealed_cycle(tmp_path_factory.mktemp("clean") / "home").home
+
+
+FIRST = reference_bundles()[0].manifest
+
+
+def _invalid(source_id: str) -> Callable[[Json], bool]:
+    """Which trials time out: one baseline trial in the source (every source cell loses one
+    trial, no task) and both trials of task 1 of the first submission in every target (its
+    target cells drop that task)."""
+
+    def pick(r: Json) -> bool:
+        if r["condition_id"] == source_id:
+            return r["arm"] == "without" and (r["task_index"], r["trial"]) == (0, 0)
+        return r["submission"] == f"{FIRST.name}@{FIRST.version}" and r["task_index"] == 1
+
+    return pick
+
+
+@pytest.fixture(scope="module")
+def invalid_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A revealed cycle with some trials invalid after their attempts (accepted so far)."""
+    home = tmp_path_factory.mktemp("invalid") / "home"
+    return revealed_cycle(home, invalid=_invalid(small_spec().source.id)).home
+
+
+def test_a_clean_release_records_its_evaluation_and_summary(
+    clean_home: Path, tmp_path: Path
+) -> None:
+    cycle = _copy(clean_home, tmp_path / "home")
+    path = build_release(cycle)
+    r = read_release(path).release
+    spec = cycle.spec.evaluation
+    assert (r.evaluation.tasks_per_split, r.evaluation.k) == (spec.tasks_per_split, spec.k)
+    assert not r.accepted_invalid and r.window_overrides == ()
+    frozen, adapted = r.accounting
+    arms = (single_axis_targets(cycle.spec) + 1) * (len(reference_bundles()) + 1)
+    assert (frozen.phase, frozen.expected, frozen.valid, frozen.invalid) == (
+        "frozen",
+        r.n_trials,
+        r.n_trials,
+        0,
+    )
+    assert len(frozen.cells) == arms and {c.planned for c in frozen.cells} == {4}
+    assert (adapted.phase, adapted.expected, adapted.cells) == ("adapted", 0, ())
+    assert r.sandboxes == {"local": r.n_trials}
+    assert {(c.invalid_trials, c.dropped_tasks) for c in r.cells} == {(0, 0)}
+    assert not any(s.late for s in r.submissions)
+    # released ids: the source's public id, the targets' keyed ids from the revealed leaves
+    revealed = verify_commitment_and_reveal(cycle.paths.commitment, cycle.paths.reveal)
+    assert r.conditions[0].id == cycle.source.id
+    assert {c.id for c in r.conditions[1:]} == {c.id for c in revealed.conditions}
+    out = _rendered(path)
+    assert f"warning: {r.n_trials} trials ran in the 'local' sandbox" in out
+    assert "ACCEPTED INVALID" not in out
+    assert f"frozen {r.n_trials} of {r.n_trials} planned trials" in out
+
+
+def _delete_trials(cycle: Cycle, keep: float) -> int:
+    """Drop all but the first ``keep`` share of trial keys from the store, as a driver killed
+    mid-run leaves it; returns how many keys remain."""
+    db = sqlite3.connect(cycle.home / "vwt.sqlite")
+    with db:
+        keys = [k for (k,) in db.execute("SELECT DISTINCT key FROM trials ORDER BY key")]
+        gone = keys[int(len(keys) * keep) :]
+        db.executemany("DELETE FROM trials WHERE key = ?", [(k,) for k in gone])
+    db.close()
+    return len(keys) - len(gone)
+
+
+@pytest.mark.parametrize("accept_invalid", [False, True])
+def test_a_killed_run_is_never_released(
+    clean_home: Path, tmp_path: Path, accept_invalid: bool
+) -> None:
+    cycle = _copy(clean_home, tmp_path / "home")
+    planned = len(read_store_keys(cycle))
+    kept = _delete_trials(cycle, 304 / 1120)
+    with pytest.raises(ReportError) as e:
+        build_release(cycle, accept_invalid=accept_invalid)
+    assert str(e.value) == (
+        f"cannot build the release: the frozen phase is incomplete: {planned - kept} of "
+        f"{planned} planned trials missing ({kept} valid, 0 invalid)"
+    )
+    assert f"`vwt run frozen --home {cycle.home}`" in (e.value.hint or "")
+    assert "missing trials cannot be accepted" in (e.value.hint or "")
+    assert not (cycle.paths.public / RELEASE_FILE).exists()
+    assert not (cycle.paths.public / TRIALS_FILE).exists()
+    assert Cycle.open(cycle.home).state == CycleState.revealed
+
+
+def read_store_keys(cycle: Cycle) -> set[str]:
+    """Distinct trial keys in the store."""
+    db = sqlite3.connect(cycle.home / "vwt.sqlite")
+    try:
+        return {k for (k,) in db.execute("SELECT key FROM trials")}
+    finally:
+        db.close()
+
+
+def test_invalid_trials_are_refused_unless_accepted_then_shown_per_cell(
+    invalid_home: Path, tmp_path: Path
+) -> None:
+    cycle = _copy(invalid_home, tmp_path / "home")
+    targets = single_axis_targets(cycle.spec)
+    n_invalid = 1 + 2 * targets  # one source baseline trial, two trials per target
+    with pytest.raises(ReportError) as e:
+        build_release(cycle)
+    assert f"{n_invalid} of " in str(e.value) and "frozen trials are invalid" in str(e.value)
+    hint = e.value.hint or ""
+    assert f"vwt run frozen --home {cycle.home}" in hint and "retries invalid" in hint
+    assert "vwt report build --accept-invalid" in hint
+    assert not (cycle.paths.public / RELEASE_FILE).exists()
+
+    path = build_release(cycle, accept_invalid=True)
+    r = read_release(path).release
+    assert r.accepted_invalid and r.accounting[0].invalid == n_invalid
+    source = r.conditions[0].id
+    first = next(s.bundle_hash for s in r.submissions if s.name == FIRST.name)
+    for c in r.cells:
+        if c.condition_id == source:
+            assert (c.invalid_trials, c.dropped_tasks) == (1, 0)
+        elif c.bundle_hash == first:
+            assert (c.invalid_trials, c.dropped_tasks) == (2, 1)
+            assert c.metrics.n_tasks == cycle.spec.evaluation.tasks_per_split - 1
+        else:
+            assert (c.invalid_trials, c.dropped_tasks) == (0, 0)
+    v = verify_release(path)
+    assert (v.accepted_invalid, v.invalid_trials, v.dropped_tasks) == (True, n_invalid, targets)
+    out = _rendered(path)
+    assert f"ACCEPTED INVALID: {n_invalid} invalid trials" in out
+    assert "invalid 2" in out and "dropped 1" in out and "invalid 1" in out
+
+
+class _Later(datetime):
+    """A clock past every window of the test cycles."""
+
+    @classmethod
+    def now(cls, tz: object = None) -> _Later:
+        return cls(3000, 1, 1, tzinfo=UTC)
+
+
+def test_window_overrides_and_late_submissions_are_released(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = small_spec(opens_at="2998-01-01T00:00:00Z", closes_at="2999-01-01T00:00:00Z")
+    cycle = Cycle.init(tmp_path / "home", spec)
+    cycle.generate(single_axis_targets(spec))
+    cycle.commit()
+    cycle.transition(CycleState.open, "early, for the test", override_window=True)
+    *on_time, late = reference_bundles()
+    for bundle in on_time:
+        submit(cycle, bundle)
+    with monkeypatch.context() as m:
+        m.setattr(submissions._store, "datetime", _Later)
+        submit(cycle, late, late=True)
+    cycle.transition(CycleState.frozen_run)
+    run_frozen_in_process(cycle)
+    cycle.transition(CycleState.adaptation)
+    cycle.transition(CycleState.adapted_run)
+    record_run(cycle, "adapted")
+    cycle.reveal()
+    path = build_release(cycle)
+    r = read_release(path).release
+    (override,) = r.window_overrides
+    assert (override.transition, override.override) == ("committed -> open", "opens_at")
+    assert override.note == "early, for the test"
+    assert [s.late for s in r.submissions] == [False] * len(on_time) + [True]
+    out = _rendered(path)
+    assert "window override: committed -> open" in out and "despite opens_at" in out
+    name = f"{late.manifest.name}@{late.manifest.version}"
+    assert f"late submissions (after closes_at): {name}" in out
+    verify_release(path)
