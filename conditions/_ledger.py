@@ -82,19 +82,34 @@ def _checked_entry(row: sqlite3.Row) -> LedgerEntry:
 
 
 class LedgerCheckpoint(BaseModel):
-    """operator/ledger.checkpoint: the ledger's last entry, authenticated with the ledger key."""
+    """operator/ledger.checkpoint: the ledger's last entry, authenticated with the ledger key.
+
+    An append writes it ``pending`` before its transaction commits and final after, so a crash
+    in between leaves a ledger that still verifies: a pending checkpoint also accepts a ledger
+    that ends one entry earlier, at ``prev``.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     v: Literal[1] = Field(default=1, description="Format version.")
     seq: int = Field(ge=0, description="Sequence number of the last entry.")
     head: Hex32 = Field(description="Hash of that entry.")
-    mac: Hex32 = Field(description="HMAC-SHA256 (hex) of {v, seq, head} under the ledger key.")
+    prev: Hex32 = Field(description="Hash of the entry before it (GENESIS for the first).")
+    pending: bool = Field(description="Written before the append committed.")
+    mac: Hex32 = Field(description="HMAC-SHA256 (hex) of the fields above under the ledger key.")
 
     @staticmethod
-    def body(seq: int, head: str) -> bytes:
+    def body(seq: int, head: str, prev: str, pending: bool) -> bytes:
         """The bytes the MAC covers."""
-        return canonical({"v": 1, "domain": "vwt/ledger-checkpoint", "seq": seq, "head": head})
+        fields = {"seq": seq, "head": head, "prev": prev, "pending": pending}
+        return canonical({"v": 1, "domain": "vwt/ledger-checkpoint", **fields})
+
+    def allows(self, last_seq: int | None, last_hash: str | None) -> bool:
+        """Whether a ledger ending at ``last_seq`` (None: empty) with ``last_hash`` matches."""
+        if (last_seq, last_hash) == (self.seq, self.head):
+            return True
+        before = (self.seq - 1 if self.seq else None, self.prev if self.seq else None)
+        return self.pending and (last_seq, last_hash) == before
 
 
 def create_private_file(path: Path) -> None:
@@ -209,7 +224,7 @@ class Ledger:
                     cp = self.checkpoint_path
                     previous = cp.read_bytes() if cp.exists() else None
                     wrote = True
-                    self._write_checkpoint(seq, entry.hash)
+                    self._write_checkpoint(seq, entry.hash, prev, pending=True)
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
@@ -217,7 +232,28 @@ class Ledger:
                 if wrote:
                     self._restore_checkpoint(previous)
                 raise
+            if self.checkpoint_path is not None:
+                self._finalise(db, entry)
         return entry
+
+    def _finalise(self, db: sqlite3.Connection, entry: LedgerEntry) -> None:
+        """Mark the checkpoint of a committed ``entry`` final, unless another append followed.
+
+        Under the write lock, so it never overwrites a later append's checkpoint. A failure
+        leaves the pending checkpoint, which verifies the committed entry as well.
+        """
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error:
+            return
+        try:
+            last = db.execute("SELECT max(seq) FROM ledger").fetchone()[0]
+            if last == entry.seq:
+                self._write_checkpoint(entry.seq, entry.hash, entry.prev, pending=False)
+        except OSError:
+            pass
+        finally:
+            db.execute("ROLLBACK")
 
     def _restore_checkpoint(self, previous: bytes | None) -> None:
         assert self.checkpoint_path is not None
@@ -248,13 +284,14 @@ class Ledger:
             raise ConditionsError(f"the ledger key {path} is altered (not 32 bytes)", _RESTORE)
         return key
 
-    def _mac(self, seq: int, head: str, *, create: bool = False) -> str:
-        body = LedgerCheckpoint.body(seq, head)
+    def _mac(self, seq: int, head: str, prev: str, pending: bool, *, create: bool = False) -> str:
+        body = LedgerCheckpoint.body(seq, head, prev, pending)
         return hmac.new(self._key(create=create), body, hashlib.sha256).hexdigest()
 
-    def _write_checkpoint(self, seq: int, head: str) -> None:
+    def _write_checkpoint(self, seq: int, head: str, prev: str, *, pending: bool) -> None:
         assert self.checkpoint_path is not None
-        cp = LedgerCheckpoint(seq=seq, head=head, mac=self._mac(seq, head, create=seq == 0))
+        mac = self._mac(seq, head, prev, pending, create=seq == 0)
+        cp = LedgerCheckpoint(seq=seq, head=head, prev=prev, pending=pending, mac=mac)
         _write_private(self.checkpoint_path, cp.model_dump_json().encode() + b"\n")
 
     def checkpoint(self) -> LedgerCheckpoint | None:
@@ -266,7 +303,7 @@ class Ledger:
             cp = LedgerCheckpoint.model_validate_json(path.read_bytes())
         except (OSError, ValueError):
             raise ConditionsError(f"the ledger checkpoint {path} is malformed", _RESTORE) from None
-        if not hmac.compare_digest(self._mac(cp.seq, cp.head), cp.mac):
+        if not hmac.compare_digest(self._mac(cp.seq, cp.head, cp.prev, cp.pending), cp.mac):
             raise ConditionsError(
                 f"the ledger checkpoint {path} was altered (its MAC does not verify)", _RESTORE
             )
@@ -285,6 +322,8 @@ class Ledger:
                     _RESTORE,
                 )
             return
+        if cp.allows(last_seq, last_hash):
+            return
         if last_seq is None or cp.seq > last_seq:
             first = 0 if last_seq is None else last_seq + 1
             raise ConditionsError(
@@ -299,12 +338,11 @@ class Ledger:
                 f"entry {cp.seq} but the ledger ends at entry {last_seq}",
                 _RESTORE,
             )
-        if cp.head != last_hash:
-            raise ConditionsError(
-                f"ledger entry {cp.seq} was altered after it was written (it differs from the "
-                "last checkpoint)",
-                _RESTORE,
-            )
+        raise ConditionsError(
+            f"ledger entry {cp.seq} was altered after it was written (it differs from the "
+            "last checkpoint)",
+            _RESTORE,
+        )
 
     @staticmethod
     def _last_hash(db: sqlite3.Connection, kind: str) -> str:

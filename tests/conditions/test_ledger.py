@@ -228,3 +228,18 @@ def test_the_database_is_created_private_whatever_the_umask(tmp_path: Path) -> N
         if reader is not None:
             reader.close()
     assert modes == {"": 0o600, "-wal": 0o600, "-shm": 0o600}
+
+
+def test_a_crash_between_checkpoint_and_commit_leaves_a_working_ledger(kept: Ledger) -> None:
+    # What a kill -9 after the pending checkpoint but before COMMIT leaves behind.
+    head = kept.head()
+    kept._write_checkpoint(5, "ab" * 32, head, pending=True)
+    kept.verify()
+    kept.append("event", {"i": 5})
+    cp = kept.checkpoint()
+    assert cp is not None and cp.seq == 5 and not cp.pending and cp.head == kept.head()
+    kept.verify()
+    # Once final, the same shortening is tampering again.
+    _sql(kept, "DELETE FROM ledger WHERE seq = 5")
+    with pytest.raises(ConditionsError, match="ledger entry 5 is missing"):
+        kept.verify()
