@@ -17,6 +17,7 @@ from conditions import (
     verify_commitment_and_reveal,
     verify_signature,
 )
+from conditions._wire import MAX_FILE_BYTES, capped_bytes
 from reports._accounting import PhaseAccounting
 from reports._complete import check_complete
 from reports._matrix import Cell, build_matrix
@@ -24,6 +25,11 @@ from reports._release import RELEASE_FILE, FileRef, ReleaseStatement, SignedRele
 from reports._summary import WindowOverride, sandbox_counts
 from reports.errors import ReportError
 from runner import TrialRecord, trial_key
+
+MAX_RELEASE_BYTES = MAX_FILE_BYTES
+"""Largest release.json read (larger is refused unread)."""
+MAX_TRIALS_BYTES = 1024 * 1024 * 1024
+"""Largest trials file read."""
 
 _REPUBLISH = (
     "get the release files exactly as the operator published them, or treat the release as "
@@ -70,10 +76,9 @@ def _first_errors(e: ValidationError) -> str:
 def read_release(path: Path) -> SignedRelease:
     """Parse ``release.json`` (or the one in directory ``path``); checks nothing else."""
     file = path / RELEASE_FILE if path.is_dir() else path
-    try:
-        data = file.read_bytes()
-    except OSError as e:
-        raise ReportError(f"cannot read release {file}: {e.strerror}", "check the path") from None
+    data, problem = capped_bytes(file, MAX_RELEASE_BYTES)
+    if problem is not None:
+        raise ReportError(f"cannot read release {file}: it {problem}", "check the path")
     try:
         return SignedRelease.model_validate_json(data)
     except ValidationError as e:
@@ -99,24 +104,24 @@ def _check_signature(signed: SignedRelease, expected_key: str | None) -> None:
         )
 
 
-def _published(folder: Path, ref: FileRef, what: str) -> Path:
+def _published(folder: Path, ref: FileRef, what: str, max_bytes: int) -> tuple[Path, bytes]:
     if ref.name in ("", ".", "..") or Path(ref.name).name != ref.name:
         raise ReportError(f"the release names its {what} {ref.name!r}, not a plain file name")
     path = folder / ref.name
-    try:
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError as e:
+    data, problem = capped_bytes(path, max_bytes)
+    if problem is not None:
         raise ReportError(
-            f"the release's {what} {path} cannot be read: {e.strerror}",
+            f"the release's {what} {path} cannot be read: it {problem}",
             f"put {ref.name} next to {RELEASE_FILE}, as published",
-        ) from None
+        )
+    digest = hashlib.sha256(data).hexdigest()
     if digest != ref.sha256:
         raise ReportError(
             f"{what} {path} does not match the SHA-256 pinned in the release "
             f"(file {digest[:16]}…, release {ref.sha256[:16]}…)",
             _REPUBLISH,
         )
-    return path
+    return path, data
 
 
 def _check_reveal(signed: SignedRelease, commitment: Path, reveal: Path) -> VerifiedReveal:
@@ -189,10 +194,10 @@ def _check_record(r: ReleaseStatement, rec: TrialRecord, names: dict[str, str], 
         raise ReportError(f"{where}: its key is not the hash of its parts", _REPUBLISH)
 
 
-def _read_trials(r: ReleaseStatement, path: Path) -> list[TrialRecord]:
+def _read_trials(r: ReleaseStatement, path: Path, data: bytes) -> list[TrialRecord]:
     names = {s.bundle_hash: f"{s.name}@{s.version}" for s in r.submissions}
     records, keys = [], set()
-    for i, line in enumerate(path.read_bytes().splitlines(), start=1):
+    for i, line in enumerate(data.splitlines(), start=1):
         try:
             rec = TrialRecord.model_validate_json(line)
         except ValidationError as e:
@@ -285,14 +290,14 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
     _check_signature(signed, expected_key)
     r = signed.release
     folder = file.parent
-    commitment = _published(folder, r.commitment, "commitment")
-    reveal = _published(folder, r.reveal, "reveal")
-    trials = _published(folder, r.trials, "trials file")
+    commitment, _ = _published(folder, r.commitment, "commitment", MAX_FILE_BYTES)
+    reveal, _ = _published(folder, r.reveal, "reveal", MAX_FILE_BYTES)
+    trials, data = _published(folder, r.trials, "trials file", MAX_TRIALS_BYTES)
     verified = _check_reveal(signed, commitment, reveal)
     _check_conditions(r, verified)
     if len({s.bundle_hash for s in r.submissions}) != len(r.submissions):
         raise ReportError("the release lists a submission twice", _REPUBLISH)
-    records = _read_trials(r, trials)
+    records = _read_trials(r, trials, data)
     check_complete(r, records)
     if sandbox_counts(records) != r.sandboxes:
         raise ReportError(

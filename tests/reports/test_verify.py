@@ -363,6 +363,8 @@ def test_a_malformed_or_missing_release(pub: Path, tmp_path: Path) -> None:
     (pub / RELEASE_FILE).write_text('{"release": {}}')
     assert_fails(pub, "is malformed: release.v|is malformed: release.cycle")
     assert_fails(tmp_path / "nowhere", "cannot read release")
+    (pub / RELEASE_FILE).write_text('{"release": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert_fails(pub, "is malformed: .*recursion limit exceeded")
 
 
 def test_a_trial_that_ran_on_another_interface_is_caught(pub: Path, cycle: Cycle) -> None:
@@ -512,3 +514,10 @@ def test_two_submissions_sharing_a_name_keep_their_own_cells(pub: Path, cycle: C
     assert f"{name} ({hashes[0][:8]})" in out and f"{name} ({hashes[1][:8]})" in out
     for h in hashes:
         assert f"{gains[h]:+.2f}" in out
+
+
+def test_devices_and_links_to_them_are_refused_unread(pub: Path) -> None:
+    assert_fails(Path("/dev/zero"), "cannot read release /dev/zero: it is not a regular file")
+    (pub / TRIALS_FILE).unlink()
+    (pub / TRIALS_FILE).symlink_to("/dev/zero")
+    assert_fails(pub, "trials file .* cannot be read: it is not a regular file")
