@@ -1,25 +1,41 @@
-"""Submission bundles: manifest, validation, content-addressed storage, receipts, references."""
+"""Submission bundles: manifest, validation, limits, content-addressed storage, receipts."""
 
 from submissions._bundle import (
     Bundle,
+    load_bundle,
     load_bundle_dir,
     read_bundle_file,
     write_bundle,
 )
+from submissions._limits import (
+    LIMITS_HINT,
+    MAX_ARTIFACT_BYTES,
+    MAX_ARTIFACTS,
+    MAX_BUNDLE_BYTES,
+    MAX_MANIFEST_BYTES,
+    MAX_PATH_CHARS,
+)
+from submissions._listing import ListedArtifact, ListedSubmission, list_submissions
 from submissions._manifest import MANIFEST_FILE, ArtifactEntry, ArtifactKind, BundleManifest
+from submissions._receipt import Receipt, ReceiptStatement, read_receipt
 from submissions._reference import REFERENCE_NAMES, reference_bundles, reference_dir
 from submissions._store import (
     SUBMISSION_EVENT,
     BundleStore,
-    Receipt,
-    ReceiptStatement,
     submit,
     submitted_bundles,
 )
+from submissions._text import shown
 from submissions.errors import SubmissionError
 
 __all__ = [
+    "LIMITS_HINT",
     "MANIFEST_FILE",
+    "MAX_ARTIFACTS",
+    "MAX_ARTIFACT_BYTES",
+    "MAX_BUNDLE_BYTES",
+    "MAX_MANIFEST_BYTES",
+    "MAX_PATH_CHARS",
     "REFERENCE_NAMES",
     "SUBMISSION_EVENT",
     "ArtifactEntry",
@@ -27,13 +43,19 @@ __all__ = [
     "Bundle",
     "BundleManifest",
     "BundleStore",
+    "ListedArtifact",
+    "ListedSubmission",
     "Receipt",
     "ReceiptStatement",
     "SubmissionError",
+    "list_submissions",
+    "load_bundle",
     "load_bundle_dir",
     "read_bundle_file",
+    "read_receipt",
     "reference_bundles",
     "reference_dir",
+    "shown",
     "submit",
     "submitted_bundles",
     "write_bundle",

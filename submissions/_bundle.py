@@ -2,39 +2,64 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+from functools import cached_property
 from pathlib import Path
+from typing import Literal
 
 import rfc8785
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    model_validator,
+)
 
 from benchmark.harness import AgentArtifacts, Recipe, TrajectorySet, TypedSkill
+from submissions._files import read_capped
+from submissions._limits import (
+    LIMITS_HINT,
+    MAX_ARTIFACT_BYTES,
+    MAX_BUNDLE_BYTES,
+    MAX_MANIFEST_BYTES,
+    LimitExceeded,
+)
 from submissions._manifest import MANIFEST_FILE, ArtifactKind, BundleManifest
+from submissions._text import shown
 from submissions.errors import SubmissionError
 
-MAX_ARTIFACT_BYTES = 1 << 20
 _STRUCTURED: dict[ArtifactKind, type[BaseModel]] = {
     ArtifactKind.typed_skill: TypedSkill,
     ArtifactKind.trajectory: TrajectorySet,
 }
 """Artifact kinds whose files must parse as a model."""
-MAX_BUNDLE_BYTES = 16 << 20
+_PACK_HINT = "pack bundles with `vwt submissions pack DIR`"
 
 
-def _first_error(e: ValidationError) -> str:
+def _problem(e: ValidationError, hint: str) -> tuple[str, str]:
+    """The first problem of ``e``, printable on one line, and what to do about it."""
     err = e.errors()[0]
     loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-    return f"{loc}: {err['msg']}"
+    over = isinstance(err.get("ctx", {}).get("error"), LimitExceeded)
+    return shown(f"{loc}: {err['msg']}"), LIMITS_HINT if over else hint
 
 
 class Bundle(BaseModel):
-    """A submission: its manifest and the text of every artifact it lists."""
+    """A submission: its manifest and the text of every artifact it lists.
+
+    Every bundle is within the limits of ``submissions._limits``, so what is stored can
+    always be loaded again.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    v: int = Field(default=1, description="Bundle format version.")
+    v: Literal[1] = Field(default=1, description="Bundle format version (1).")
     manifest: BundleManifest = Field(description="The manifest.")
     files: dict[str, str] = Field(description="Artifact path → UTF-8 text.")
+    _canonical: bytes = PrivateAttr(default=b"")
 
     @model_validator(mode="after")
     def _artifacts_valid(self) -> Bundle:
@@ -42,24 +67,40 @@ class Bundle(BaseModel):
         if set(self.files) != listed:
             raise ValueError("files must be exactly the artifact paths the manifest lists")
         for a in self.manifest.artifacts:
+            text = self.files[a.path]
+            try:
+                size = len(text.encode("utf-8"))
+            except UnicodeEncodeError:
+                raise ValueError(f"artifact {a.path} is not valid Unicode text") from None
+            if size > MAX_ARTIFACT_BYTES:
+                raise LimitExceeded(
+                    f"artifact {a.path} is {size:,} bytes, over the limit of {MAX_ARTIFACT_BYTES:,}"
+                )
             model = _STRUCTURED.get(a.kind)
             if model is None:
                 continue
             try:
-                model.model_validate_json(self.files[a.path])
+                model.model_validate_json(text)
             except ValidationError as e:
                 what = a.kind.value.replace("_", " ")
-                raise ValueError(f"{what} {a.path}: {_first_error(e)}") from None
+                raise ValueError(f"{what} {a.path}: {_problem(e, '')[0]}") from None
+        canonical = rfc8785.dumps(self.model_dump(mode="json"))
+        if len(canonical) > MAX_BUNDLE_BYTES:
+            raise LimitExceeded(
+                f"the bundle is {len(canonical):,} bytes as stored (canonical JSON), over the "
+                f"limit of {MAX_BUNDLE_BYTES:,}"
+            )
+        self._canonical = canonical
         return self
 
-    @property
+    @cached_property
     def hash(self) -> str:
         """Content hash: SHA-256 of the bundle's RFC 8785 canonical JSON."""
-        return hashlib.sha256(self.canonical()).hexdigest()
+        return hashlib.sha256(self._canonical).hexdigest()
 
     def canonical(self) -> bytes:
-        """RFC 8785 canonical JSON of the bundle."""
-        return rfc8785.dumps(self.model_dump(mode="json"))
+        """RFC 8785 canonical JSON of the bundle: exactly what is stored and packed."""
+        return self._canonical
 
     def agent_artifacts(self) -> AgentArtifacts:
         """What the harness gives the model."""
@@ -79,22 +120,29 @@ class Bundle(BaseModel):
 
 def _read_artifact(root: Path, rel: str) -> str:
     path = root / rel
-    if not path.resolve().is_relative_to(root.resolve()):
+    where = shown(str(path))
+    try:
+        outside = not path.resolve().is_relative_to(root.resolve())
+        irregular = path.is_symlink() or not path.is_file()
+    except (OSError, ValueError, RuntimeError) as e:  # RuntimeError: a symlink loop
+        raise SubmissionError(f"{where}: cannot read ({e})", "check the bundle's files") from None
+    if outside:
         raise SubmissionError(
-            f"{path}: resolves outside the bundle directory (through a symlink)",
+            f"{where}: resolves outside the bundle directory (through a symlink)",
             "artifacts must be regular files inside the bundle",
         )
-    if path.is_symlink() or not path.is_file():
+    if irregular:
         raise SubmissionError(
-            f"{path}: artifact listed in {MANIFEST_FILE} is missing or not a regular file",
+            f"{where}: artifact listed in {MANIFEST_FILE} is missing or not a regular file",
             "add the file or remove it from the manifest",
         )
-    if path.stat().st_size > MAX_ARTIFACT_BYTES:
-        raise SubmissionError(f"{path}: larger than {MAX_ARTIFACT_BYTES} bytes")
+    data = read_capped(path, MAX_ARTIFACT_BYTES, "artifact")
     try:
-        return path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise SubmissionError(f"{path}: not UTF-8 text", "artifacts are text files") from None
+        raise SubmissionError(f"{where}: not UTF-8 text", "artifacts are text files") from None
+    # Universal newlines, as text mode reads them: the hash does not depend on the platform.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def load_bundle_dir(root: Path) -> Bundle:
@@ -102,40 +150,60 @@ def load_bundle_dir(root: Path) -> Bundle:
     manifest_path = root / MANIFEST_FILE
     if not manifest_path.is_file():
         raise SubmissionError(
-            f"{root}: no {MANIFEST_FILE}", f"a bundle directory needs a {MANIFEST_FILE} manifest"
+            f"{shown(str(root))}: no {MANIFEST_FILE}",
+            f"a bundle directory needs a {MANIFEST_FILE} manifest",
         )
+    raw = read_capped(manifest_path, MAX_MANIFEST_BYTES, "manifest")
     try:
-        manifest = BundleManifest.model_validate_json(manifest_path.read_bytes())
+        manifest = BundleManifest.model_validate_json(raw)
     except ValidationError as e:
-        raise SubmissionError(f"{manifest_path}: {_first_error(e)}", "fix the manifest") from None
-    files = {a.path: _read_artifact(root, a.path) for a in manifest.artifacts}
+        problem, hint = _problem(e, "fix the manifest")
+        raise SubmissionError(f"{shown(str(manifest_path))}: {problem}", hint) from None
+    files: dict[str, str] = {}
+    total = 0
+    for a in manifest.artifacts:
+        files[a.path] = _read_artifact(root, a.path)
+        total += len(files[a.path].encode("utf-8"))
+        if total > MAX_BUNDLE_BYTES:  # stop reading: the bundle cannot fit
+            raise SubmissionError(
+                f"{shown(str(root))}: the artifacts total over {MAX_BUNDLE_BYTES:,} bytes, the "
+                "limit of a whole bundle",
+                LIMITS_HINT,
+            )
     try:
         return Bundle(manifest=manifest, files=files)
     except ValidationError as e:
-        raise SubmissionError(f"{root}: {_first_error(e)}", "fix the artifact") from None
+        problem, hint = _problem(e, "fix the artifact")
+        raise SubmissionError(f"{shown(str(root))}: {problem}", hint) from None
 
 
 def read_bundle_file(path: Path) -> Bundle:
     """Read and validate a packed bundle (untrusted input)."""
+    data = read_capped(path, MAX_BUNDLE_BYTES, "packed bundle file")
     try:
-        size = path.stat().st_size
-    except OSError as e:
-        raise SubmissionError(f"{path}: cannot read ({e.strerror})", "check the path") from None
-    if size > MAX_BUNDLE_BYTES:
-        raise SubmissionError(f"{path}: larger than {MAX_BUNDLE_BYTES} bytes")
-    try:
-        return Bundle.model_validate_json(path.read_bytes())
+        return Bundle.model_validate_json(data)
     except ValidationError as e:
-        raise SubmissionError(
-            f"{path}: not a valid bundle ({_first_error(e)})",
-            "pack bundles with `vwt submissions pack DIR`",
-        ) from None
+        problem, hint = _problem(e, _PACK_HINT)
+        raise SubmissionError(f"{shown(str(path))}: not a valid bundle ({problem})", hint) from None
+
+
+def load_bundle(path: Path) -> Bundle:
+    """A bundle from a directory or a packed file, validated."""
+    return load_bundle_dir(path) if path.is_dir() else read_bundle_file(path)
 
 
 def write_bundle(bundle: Bundle, out: Path) -> Path:
     """Write ``bundle`` as its canonical JSON (what ``vwt submissions pack`` produces)."""
-    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
-    tmp.write_bytes(bundle.canonical())
-    tmp.replace(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(bundle.canonical())
+        tmp.replace(out)
+    except (OSError, ValueError) as e:
+        with contextlib.suppress(OSError, ValueError):
+            tmp.unlink(missing_ok=True)
+        reason = getattr(e, "strerror", None) or str(e)
+        raise SubmissionError(
+            f"cannot write {shown(str(out))} ({reason})", "check the path and free disk space"
+        ) from None
     return out

@@ -3,24 +3,45 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from enum import StrEnum
 from pathlib import PurePosixPath
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
+import rfc8785
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from submissions._limits import MAX_ARTIFACTS, MAX_MANIFEST_BYTES, MAX_PATH_CHARS, LimitExceeded
+from submissions._text import check_text
+
 MANIFEST_FILE = "vwt-bundle.json"
-_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z._+-]{0,63}")
+_PATH_PART = re.compile(r"[0-9A-Za-z._+@ -]{1,255}")
 
 
 def _check_name(v: str) -> str:
-    if not _NAME.match(v):
+    if not _NAME.fullmatch(v):
         raise ValueError("use 1-64 lower-case letters, digits, '.', '_' or '-'")
     return v
 
 
+def _check_version(v: str) -> str:
+    if not _VERSION.fullmatch(v):
+        raise ValueError(
+            "use 1-64 letters, digits, '.', '_', '+' or '-', starting with a letter or digit"
+        )
+    return v
+
+
 Name = Annotated[str, AfterValidator(_check_name)]
-"""A submission or artifact name."""
+"""A submission or artifact name: 1-64 of ``[a-z0-9._-]``, starting with a letter or digit."""
+Version = Annotated[str, AfterValidator(_check_version)]
+"""A version label: 1-64 of ``[0-9A-Za-z._+-]``, starting with a letter or digit."""
+Line = Annotated[str, AfterValidator(check_text)]
+"""One line of text: no control or bidirectional characters."""
+Paragraphs = Annotated[str, AfterValidator(lambda v: check_text(v, multiline=True))]
+"""Free text: newlines and tabs allowed, no other control or bidirectional characters."""
 
 
 class ArtifactKind(StrEnum):
@@ -38,8 +59,11 @@ class ArtifactEntry(BaseModel):
 
     kind: ArtifactKind = Field(description="What the file is.")
     name: Name = Field(description="Artifact name, unique in the bundle.")
-    path: str = Field(description="Relative POSIX path of the file inside the bundle.")
-    description: str = Field(default="", description="What it is for.")
+    path: str = Field(
+        description="Relative POSIX path of the file inside the bundle: parts of letters, "
+        f"digits, ' ', '.', '_', '+', '@' or '-', at most {MAX_PATH_CHARS} characters."
+    )
+    description: Paragraphs = Field(default="", description="What it is for.")
 
     @field_validator("path")
     @classmethod
@@ -47,7 +71,17 @@ class ArtifactEntry(BaseModel):
         p = PurePosixPath(v)
         if p.is_absolute() or ".." in p.parts or not p.parts or "\\" in v:
             raise ValueError("must be a relative path inside the bundle, without '..'")
+        if len(v) > MAX_PATH_CHARS or not all(_PATH_PART.fullmatch(part) for part in p.parts):
+            raise ValueError(
+                f"use at most {MAX_PATH_CHARS} characters: letters, digits, ' ', '.', '_', '+', "
+                "'@' or '-', separated by '/'"
+            )
         return str(p)
+
+
+def _duplicates(values: list[str]) -> list[str]:
+    """The values that occur more than once, sorted (linear in ``values``)."""
+    return sorted(v for v, n in Counter(values).items() if n > 1)
 
 
 class BundleManifest(BaseModel):
@@ -55,23 +89,41 @@ class BundleManifest(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    v: int = Field(default=1, description="Manifest format version.")
+    v: Literal[1] = Field(default=1, description="Manifest format version (1).")
     name: Name = Field(description="Submission name.")
-    version: str = Field(min_length=1, description="Submitter's version label.")
-    description: str = Field(default="", description="What the submission is.")
-    authors: tuple[str, ...] = Field(default=(), description="Who made it.")
-    developed_for: str = Field(
+    version: Version = Field(description="Submitter's version label, e.g. '1' or '2.0-rc1'.")
+    description: Paragraphs = Field(default="", description="What the submission is.")
+    authors: tuple[Line, ...] = Field(default=(), description="Who made it.")
+    developed_for: Line = Field(
         default="", description="The public source condition it was developed against."
     )
     artifacts: tuple[ArtifactEntry, ...] = Field(
-        default=(), description="Artifacts; empty for a no-artifact submission."
+        default=(),
+        description=f"Artifacts (at most {MAX_ARTIFACTS}); empty for a no-artifact submission.",
     )
 
+    @field_validator("artifacts", mode="before")
+    @classmethod
+    def _not_too_many(cls, v: Any) -> Any:
+        # Before item validation, so that a huge list is refused without being validated.
+        if isinstance(v, list | tuple) and len(v) > MAX_ARTIFACTS:
+            raise LimitExceeded(f"{len(v)} artifacts, over the limit of {MAX_ARTIFACTS}")
+        return v
+
     @model_validator(mode="after")
-    def _unique(self) -> BundleManifest:
+    def _unique_and_small(self) -> BundleManifest:
         for attr in ("name", "path"):
-            seen = [getattr(a, attr) for a in self.artifacts]
-            dupes = sorted({x for x in seen if seen.count(x) > 1})
+            dupes = _duplicates([getattr(a, attr) for a in self.artifacts])
             if dupes:
                 raise ValueError(f"duplicate artifact {attr}s: {', '.join(dupes)}")
+        size = len(self.canonical())
+        if size > MAX_MANIFEST_BYTES:
+            raise LimitExceeded(
+                f"the manifest is {size:,} bytes as stored, over the limit of "
+                f"{MAX_MANIFEST_BYTES:,}"
+            )
         return self
+
+    def canonical(self) -> bytes:
+        """RFC 8785 canonical JSON of the manifest (as it is stored inside the bundle)."""
+        return rfc8785.dumps(self.model_dump(mode="json"))

@@ -1,4 +1,4 @@
-"""The content-addressed bundle store and the submission receipts of a cycle."""
+"""The content-addressed bundle store and submitting a bundle into a cycle."""
 
 from __future__ import annotations
 
@@ -6,15 +6,17 @@ import base64
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import rfc8785
-from pydantic import BaseModel, ConfigDict, Field
 
-from conditions import Cycle, CycleState, verify_signature
+from conditions import GENESIS, Cycle, CycleState, LedgerEntry, verify_commitment
 from submissions._bundle import Bundle, read_bundle_file, write_bundle
+from submissions._receipt import Receipt, ReceiptStatement
 from submissions.errors import SubmissionError
 
 SUBMISSION_EVENT = "submission.received"
+"""Ledger kind of an accepted submission; its payload holds the receipt."""
 
 
 class BundleStore:
@@ -48,50 +50,62 @@ class BundleStore:
         return bundle
 
 
-class ReceiptStatement(BaseModel):
-    """What the operator signs when a bundle is accepted."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    v: int = Field(default=1, description="Format version.")
-    cycle: str = Field(description="Cycle id.")
-    bundle_hash: str = Field(description="SHA-256 of the bundle's canonical JSON.")
-    name: str = Field(description="Submission name.")
-    version: str = Field(description="Submission version label.")
-    received_at: str = Field(description="When it was accepted (RFC 3339, UTC).")
+def _utc(rfc3339: str) -> datetime:
+    return datetime.fromisoformat(rfc3339.replace("Z", "+00:00")).astimezone(UTC)
 
 
-class Receipt(BaseModel):
-    """A signed receipt: proof that this exact bundle was submitted before the close."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    receipt: ReceiptStatement = Field(description="The signed statement.")
-    public_key: str = Field(description="Operator public key (base64).")
-    signature: str = Field(description="Ed25519 signature of the statement's canonical JSON.")
-
-    def verify(self) -> bool:
-        """Whether the signature holds for the statement and key."""
-        data = rfc8785.dumps(self.receipt.model_dump(mode="json"))
-        return verify_signature(self.public_key, data, self.signature)
+def _check_window(cycle: Cycle, now: datetime, late: bool) -> bool:
+    """Whether accepting now is late; refuses a late submission without ``late``."""
+    closes_at = cycle.spec.closes_at
+    is_late = now > _utc(closes_at)
+    if is_late and not late:
+        raise SubmissionError(
+            f"submissions to cycle {cycle.id} closed at {closes_at}",
+            "the operator may still accept it with `vwt submissions submit --late` "
+            "(recorded in the ledger and the receipt)",
+        )
+    return is_late
 
 
-def submit(cycle: Cycle, bundle: Bundle) -> Receipt:
-    """Accept ``bundle`` into ``cycle`` while submissions are open; returns a signed receipt."""
-    cycle.require_state(CycleState.open, action="submit a bundle")
-    for entry in cycle.ledger.entries(SUBMISSION_EVENT):
+def _check_unique(entries: list[LedgerEntry], cycle: Cycle, bundle: Bundle) -> None:
+    """Refuse a bundle already submitted, or another bundle under a taken name@version."""
+    m = bundle.manifest
+    for entry in entries:
+        held: dict[str, Any] = entry.payload["receipt"]["receipt"]
         if entry.payload["bundle_hash"] == bundle.hash:
             raise SubmissionError(
                 f"bundle {bundle.hash[:12]}… was already submitted to cycle {cycle.id}",
                 "change the bundle (e.g. its version) to submit a new one",
             )
-    BundleStore(cycle.home).put(bundle)
+        if (held["name"], held["version"]) == (m.name, m.version):
+            raise SubmissionError(
+                f"{m.name}@{m.version} is already taken in cycle {cycle.id} by bundle "
+                f"{entry.payload['bundle_hash'][:12]}…; this bundle is {bundle.hash[:12]}…",
+                "raise the version in vwt-bundle.json (or pick another name) and pack again",
+            )
+
+
+def submit(cycle: Cycle, bundle: Bundle, *, late: bool = False) -> Receipt:
+    """Accept ``bundle`` into ``cycle`` while submissions are open; returns a signed receipt.
+
+    Refused after the spec's ``closes_at`` unless ``late`` (an operator override, recorded as
+    ``"late": true`` in the ledger and the receipt); refused if ``name@version`` is taken.
+    """
+    cycle.require_state(CycleState.open, action="submit a bundle")
+    now = datetime.now(UTC).replace(microsecond=0)
+    is_late = _check_window(cycle, now, late)
+    entries = cycle.ledger.entries(SUBMISSION_EVENT)
+    _check_unique(entries, cycle, bundle)
+    commitment = verify_commitment(cycle.paths.commitment, cycle.public_key_b64).commitment
     statement = ReceiptStatement(
         cycle=cycle.id,
+        commitment_root=commitment.root,
+        commitment_digest=commitment.digest(),
         bundle_hash=bundle.hash,
         name=bundle.manifest.name,
         version=bundle.manifest.version,
-        received_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        received_at=now.isoformat().replace("+00:00", "Z"),
+        late=is_late,
     )
     signature = cycle.sign(rfc8785.dumps(statement.model_dump(mode="json")))
     receipt = Receipt(
@@ -99,9 +113,19 @@ def submit(cycle: Cycle, bundle: Bundle) -> Receipt:
         public_key=cycle.public_key_b64,
         signature=base64.b64encode(signature).decode(),
     )
+    BundleStore(cycle.home).put(bundle)
+    # expect_last: a submission recorded meanwhile by another process fails this one, so the
+    # uniqueness checked above still holds when it is appended.
     cycle.ledger.append(
         SUBMISSION_EVENT,
-        {"bundle_hash": bundle.hash, "receipt": json.loads(receipt.model_dump_json())},
+        {
+            "bundle_hash": bundle.hash,
+            "name": bundle.manifest.name,
+            "version": bundle.manifest.version,
+            "late": is_late,
+            "receipt": json.loads(receipt.model_dump_json()),
+        },
+        expect_last=entries[-1].hash if entries else GENESIS,
     )
     return receipt
 

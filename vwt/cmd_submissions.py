@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -10,22 +11,21 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 from rich.markup import escape
 from rich.table import Table
 
-from conditions import Cycle, fingerprint
+from conditions import Cycle, fingerprint, verify_commitment
 from submissions import (
     MANIFEST_FILE,
-    SUBMISSION_EVENT,
     Bundle,
-    Receipt,
     SubmissionError,
+    list_submissions,
+    load_bundle,
     load_bundle_dir,
-    read_bundle_file,
+    read_receipt,
     reference_dir,
+    shown,
     submit,
-    submitted_bundles,
     write_bundle,
 )
 from vwt._common import DEFAULT_HOME, Home, console, user_errors
@@ -43,6 +43,7 @@ class Reference(StrEnum):
     no_artifacts = "no-artifacts"
     prompt_recipe = "prompt-recipe"
     typed_skill = "typed-skill"
+    retrieved_trajectories = "retrieved-trajectories"
 
 
 BundlePath = Annotated[
@@ -50,25 +51,32 @@ BundlePath = Annotated[
 ]
 
 
-def load_bundle(path: Path) -> Bundle:
-    """A bundle from a directory or a packed file, validated."""
-    return load_bundle_dir(path) if path.is_dir() else read_bundle_file(path)
-
-
 def _write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` whole or not at all."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise SubmissionError(
+            f"the bundle was accepted, but its receipt could not be written to {path} "
+            f"({e.strerror})",
+            "keep the receipt printed above; it is also in the cycle's ledger",
+        ) from None
 
 
 def _print_bundle(bundle: Bundle) -> None:
     m = bundle.manifest
-    console.print(f"[bold]{m.name}[/] version {escape(m.version)}", highlight=False)
+    # Names, versions, paths and descriptions hold no control or bidi characters (validated);
+    # markup=False or escape() keeps rich from reading them as markup.
+    console.print(f"[bold]{m.name}[/] version {m.version}", highlight=False)
     console.print(f"hash: {bundle.hash}", highlight=False)
     if m.description:
         console.print(f"description: {m.description}", highlight=False, markup=False)
+    if m.authors:
+        console.print(f"authors: {', '.join(m.authors)}", highlight=False, markup=False)
     if m.developed_for:
         console.print(f"developed for: {m.developed_for}", highlight=False, markup=False)
     if not m.artifacts:
@@ -90,14 +98,22 @@ def init(
     ] = Reference.prompt_recipe,
 ) -> None:
     """Copy a reference submission to DEST as the starting point of a new bundle."""
-    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-        raise SubmissionError(f"{dest} exists and is not an empty directory", "pick a new path")
     source = reference_dir(start.value)
     bundle = load_bundle_dir(source)
-    dest.mkdir(parents=True, exist_ok=True)
-    for rel in [MANIFEST_FILE, *(a.path for a in bundle.manifest.artifacts)]:
-        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source / rel, dest / rel)
+    try:
+        if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+            raise SubmissionError(
+                f"{shown(str(dest))} exists and is not an empty directory", "pick a new path"
+            )
+        dest.mkdir(parents=True, exist_ok=True)
+        for rel in [MANIFEST_FILE, *(a.path for a in bundle.manifest.artifacts)]:
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source / rel, dest / rel)
+    except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
+        reason = getattr(e, "strerror", None) or str(e)
+        raise SubmissionError(
+            f"cannot write {shown(str(dest))} ({reason})", "pick another path"
+        ) from None
     console.print(f"copied reference submission {start.value} to {dest}", markup=False)
     console.print(
         f"next: edit {dest / MANIFEST_FILE} (name, version, authors) and the artifacts, try it "
@@ -147,51 +163,69 @@ def validate(path: BundlePath) -> None:
 
 @app.command("submit")
 @user_errors
-def submit_cmd(path: BundlePath, home: Home = DEFAULT_HOME) -> None:
+def submit_cmd(
+    path: BundlePath,
+    home: Home = DEFAULT_HOME,
+    late: Annotated[
+        bool,
+        typer.Option(
+            "--late",
+            help="Operator override: accept the bundle after the spec's closes_at (recorded as "
+            "late in the ledger and the receipt).",
+        ),
+    ] = False,
+) -> None:
     """Accept a bundle into the open cycle; write its signed receipt to HOME/receipts/."""
     bundle = load_bundle(path)
-    receipt = submit(Cycle.open(home), bundle)
+    receipt = submit(Cycle.open(home), bundle, late=late)
     out = home / "receipts" / f"{bundle.hash}.json"
     text = receipt.model_dump_json(indent=2)
-    _write_text(out, text + "\n")
     typer.echo(text)
+    _write_text(out, text + "\n")
+    if receipt.receipt.late:
+        console.print("accepted late (after closes_at), by operator override", markup=False)
     console.print(f"receipt written to {out}", markup=False)
 
 
 @app.command("list")
 @user_errors
-def list_(home: Home = DEFAULT_HOME) -> None:
+def list_(
+    home: Home = DEFAULT_HOME,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object instead of a table.")
+    ] = False,
+) -> None:
     """List the bundles submitted to the cycle, in submission order."""
     cycle = Cycle.open(home)
-    bundles = submitted_bundles(cycle)
-    entries = cycle.ledger.entries(SUBMISSION_EVENT)
+    listed = list_submissions(cycle)
+    if as_json:
+        rows = [s.model_dump(mode="json") for s in listed]
+        typer.echo(json.dumps({"cycle": cycle.id, "state": cycle.state.value, "submissions": rows}))
+        return
     table = Table("received (UTC)", "name", "version", "hash", "artifacts")
-    for bundle, entry in zip(bundles, entries, strict=True):
-        kinds = ", ".join(f"{a.kind.value}:{a.name}" for a in bundle.manifest.artifacts) or "-"
-        m = bundle.manifest
-        table.add_row(entry.ts, m.name, escape(m.version), bundle.hash, kinds)
+    for s in listed:
+        kinds = ", ".join(f"{a.kind.value}:{a.name}" for a in s.artifacts) or "-"
+        received = s.received_at + (" (late)" if s.late else "")
+        table.add_row(received, s.name, s.version, s.bundle_hash, kinds)
     console.print(table)
-    console.print(f"{len(bundles)} submissions to cycle {cycle.id} (state {cycle.state})")
-
-
-def _read_receipt(path: Path) -> Receipt:
-    try:
-        return Receipt.model_validate_json(path.read_bytes())
-    except OSError as e:
-        raise SubmissionError(f"cannot read receipt {path}: {e.strerror}", "check the path") from e
-    except ValidationError as e:
-        err = e.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        raise SubmissionError(
-            f"{path} is not a receipt ({where}: {err['msg']})",
-            "pass the receipt JSON written by `vwt submissions submit`",
-        ) from None
+    console.print(f"{len(listed)} submissions to cycle {cycle.id} (state {cycle.state})")
 
 
 @app.command()
 @user_errors
 def receipt(
-    path: Annotated[Path, typer.Argument(help="A receipt JSON file.")],
+    path: Annotated[
+        Path, typer.Option("--verify", help="The receipt JSON file to verify.", dir_okay=False)
+    ],
+    commitment: Annotated[
+        Path | None,
+        typer.Option(
+            "--commitment",
+            help="The cycle's public commitment.json: the receipt must be signed by its key "
+            "and name its cycle and root.",
+            dir_okay=False,
+        ),
+    ] = None,
     key: Annotated[
         str | None,
         typer.Option("--key", help="The operator's public key (base64) or fingerprint to require."),
@@ -201,26 +235,40 @@ def receipt(
         typer.Option("--bundle", help="A bundle (directory or packed file) the receipt must name."),
     ] = None,
 ) -> None:
-    """Verify a receipt's signature (and key and bundle, if given); exit 0 only if it holds."""
-    r = _read_receipt(path)
+    """Verify a receipt: its signature, and its commitment, key and bundle if given."""
+    r = read_receipt(path)
     s = r.receipt
     if not r.verify():
         raise SubmissionError(
             "the receipt's signature does not verify (altered receipt or forged signature)",
             "ask the operator for the receipt as issued",
         )
+    if commitment is not None:
+        r.check_commitment(verify_commitment(commitment))
     if key is not None and key not in (r.public_key, fingerprint(r.public_key)):
         raise SubmissionError(
-            f"the receipt is signed by key {fingerprint(r.public_key)}, not {key}",
+            f"the receipt is signed by key {fingerprint(r.public_key)}, not {shown(key)}",
             "it was not issued by that operator",
         )
     if bundle_path is not None and (actual := load_bundle(bundle_path).hash) != s.bundle_hash:
         raise SubmissionError(
-            f"the receipt is for bundle {s.bundle_hash}, not {actual} ({bundle_path})",
+            f"the receipt is for bundle {s.bundle_hash}, not {actual} ({shown(str(bundle_path))})",
             "pass the bundle exactly as submitted",
         )
+    late = " (late, by operator override)" if s.late else ""
     console.print(
         f"OK: {s.name}@{s.version} (bundle {s.bundle_hash}) received by cycle {s.cycle} at "
-        f"{s.received_at}; signed by key {fingerprint(r.public_key)}",
+        f"{s.received_at}{late}; signed by key {fingerprint(r.public_key)}",
         markup=False,
     )
+    if commitment is None:
+        console.print(
+            "not checked against the cycle's commitment: pass --commitment "
+            "(the cycle's public/commitment.json)",
+            markup=False,
+        )
+    else:
+        console.print(
+            f"issued under the commitment of cycle {s.cycle} (root {s.commitment_root})",
+            markup=False,
+        )

@@ -11,9 +11,10 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from conditions import ConditionsError, Cycle, CycleState
+from conditions import ConditionsError, Cycle, CycleState, verify_commitment
 from submissions import (
     SUBMISSION_EVENT,
+    Bundle,
     BundleStore,
     Receipt,
     SubmissionError,
@@ -63,7 +64,7 @@ def test_submit_only_while_open(committed_cycle: Cycle, state: str) -> None:
     if state == "draft":
         cycle = Cycle.init(cycle.home.parent / "draft", cycle.spec)
     elif state == "frozen_run":
-        cycle.transition(CycleState.open)
+        cycle.transition(CycleState.open)  # the fixture's window opened long ago
         cycle.transition(CycleState.frozen_run)
     bundle = reference_bundles()[0]
     with pytest.raises(ConditionsError, match=f"cannot submit a bundle.*'{state}', not 'open'"):
@@ -75,6 +76,7 @@ def test_submit_only_while_open(committed_cycle: Cycle, state: str) -> None:
 def test_submit_stores_logs_and_signs(open_cycle: Cycle) -> None:
     bundles = reference_bundles()
     receipts = [submit(open_cycle, b) for b in bundles]
+    c = verify_commitment(open_cycle.paths.commitment).commitment
     assert submitted_bundles(open_cycle) == bundles
     entries = open_cycle.ledger.entries(SUBMISSION_EVENT)
     assert [e.payload["bundle_hash"] for e in entries] == [b.hash for b in bundles]
@@ -83,8 +85,11 @@ def test_submit_stores_logs_and_signs(open_cycle: Cycle) -> None:
         assert receipt.public_key == open_cycle.public_key_b64
         s = receipt.receipt
         assert (s.cycle, s.bundle_hash) == (open_cycle.id, bundle.hash)
-        assert (s.name, s.version) == (bundle.manifest.name, bundle.manifest.version)
+        assert (s.name, s.version, s.late) == (bundle.manifest.name, bundle.manifest.version, False)
+        assert (s.commitment_root, s.commitment_digest) == (c.root, c.digest())
         assert Receipt.model_validate(entry.payload["receipt"]) == receipt
+        assert entry.payload["late"] is False
+        assert (entry.payload["name"], entry.payload["version"]) == (s.name, s.version)
     open_cycle.ledger.verify()
 
 
@@ -95,6 +100,63 @@ def test_a_bundle_is_accepted_once(open_cycle: Cycle) -> None:
         submit(open_cycle, bundle)
     assert "version" in (e.value.hint or "")
     assert len(open_cycle.ledger.entries(SUBMISSION_EVENT)) == 1
+
+
+def test_a_taken_name_and_version_is_refused_naming_the_holder(open_cycle: Cycle) -> None:
+    original = reference_bundles()[1]
+    submit(open_cycle, original)
+    files = {p: t + "\nAlso refund twice." for p, t in original.files.items()}
+    impostor = Bundle(manifest=original.manifest, files=files)
+    with pytest.raises(SubmissionError) as e:
+        submit(open_cycle, impostor)
+    assert f"prompt-recipe@1 is already taken in cycle {open_cycle.id}" in str(e.value)
+    assert original.hash[:12] in str(e.value) and impostor.hash[:12] in str(e.value)
+    assert "raise the version" in (e.value.hint or "")
+    assert not BundleStore(open_cycle.home).path(impostor.hash).exists()
+    bumped = Bundle(manifest=original.manifest.model_copy(update={"version": "2"}), files=files)
+    submit(open_cycle, bumped)
+    assert submitted_bundles(open_cycle) == [original, bumped]
+
+
+def test_after_closes_at_only_a_late_override_is_accepted_and_recorded(
+    closed_cycle: Cycle,
+) -> None:
+    bundle = reference_bundles()[0]
+    with pytest.raises(SubmissionError, match="closed at 2020-02-01T00:00:00Z") as e:
+        submit(closed_cycle, bundle)
+    assert "--late" in (e.value.hint or "")
+    assert closed_cycle.ledger.entries(SUBMISSION_EVENT) == []
+    assert not BundleStore(closed_cycle.home).path(bundle.hash).exists()
+    receipt = submit(closed_cycle, bundle, late=True)
+    assert receipt.verify() and receipt.receipt.late is True
+    (entry,) = closed_cycle.ledger.entries(SUBMISSION_EVENT)
+    assert entry.payload["late"] is True
+
+
+def test_late_before_the_close_is_not_recorded_as_late(open_cycle: Cycle) -> None:
+    receipt = submit(open_cycle, reference_bundles()[0], late=True)
+    assert receipt.receipt.late is False
+    assert open_cycle.ledger.entries(SUBMISSION_EVENT)[0].payload["late"] is False
+
+
+def test_a_submission_recorded_meanwhile_fails_the_check_then_append(open_cycle: Cycle) -> None:
+    # Another process opened the same cycle and submitted after this one read the ledger.
+    other = Cycle.open(open_cycle.home)
+    first, second = reference_bundles()[:2]
+    entries_before = open_cycle.ledger.entries(SUBMISSION_EVENT)
+    submit(other, first)
+    real_entries = open_cycle.ledger.entries
+    calls = {"n": 0}
+
+    def stale(kind: str | None = None) -> list[Any]:
+        calls["n"] += 1
+        return entries_before if kind == SUBMISSION_EVENT else real_entries(kind)
+
+    open_cycle.ledger.entries = stale  # type: ignore[method-assign]
+    with pytest.raises(ConditionsError, match="meanwhile"):
+        submit(open_cycle, second)
+    assert calls["n"] >= 1
+    assert len(real_entries(SUBMISSION_EVENT)) == 1
 
 
 def _other_key_b64() -> str:
@@ -118,6 +180,9 @@ def _flip_last_byte(signature: str) -> str:
         lambda r: {**r, "receipt": {**r["receipt"], "name": "someone-else"}},
         lambda r: {**r, "receipt": {**r["receipt"], "bundle_hash": "f" * 64}},
         lambda r: {**r, "receipt": {**r["receipt"], "received_at": "2026-12-01T00:00:00Z"}},
+        lambda r: {**r, "receipt": {**r["receipt"], "late": True}},
+        lambda r: {**r, "receipt": {**r["receipt"], "commitment_root": "0" * 64}},
+        lambda r: {**r, "receipt": {**r["receipt"], "cycle": "another-cycle"}},
         lambda r: {**r, "signature": _flip_last_byte(r["signature"])},
         lambda r: {**r, "public_key": _other_key_b64()},
         lambda r: {**r, "signature": "not base64!"},

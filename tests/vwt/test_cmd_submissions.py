@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from conditions import Cycle
+from conditions import Cycle, CycleSpec
 from submissions import SUBMISSION_EVENT, Receipt, load_bundle_dir, reference_dir
+from tests.submissions.conftest import CLOSED_WINDOW, spec_with
 from vwt.cli import app
 
 runner = CliRunner()
@@ -21,14 +23,35 @@ def vwt(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def open_home(home: Path, spec: CycleSpec, *init_args: str) -> Path:
+    """A cycle of ``spec`` in ``home``, open for submissions, made through the CLI."""
+    spec_file = home.parent / f"{home.name}-spec.json"
+    spec_file.write_text(spec.model_dump_json())
+    steps = (
+        ["cycle", "init", "--spec", str(spec_file), *init_args],
+        ["conditions", "generate"],
+        ["conditions", "commit"],
+        ["cycle", "advance", "open"],
+    )
+    for cmd in steps:
+        code, out = vwt(*cmd, "--home", str(home))
+        assert code == 0, out
+    return home
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
-    """A cycle open for submissions."""
-    home = tmp_path / "h"
-    for cmd in (["cycle", "init"], ["conditions", "generate"], ["conditions", "commit"]):
-        assert vwt(*cmd, "--home", str(home))[0] == 0
-    assert vwt("cycle", "advance", "open", "--home", str(home))[0] == 0
-    return home
+    """A cycle open for submissions (its window opened long ago)."""
+    return open_home(tmp_path / "h", spec_with())
+
+
+def one_line_error(code: int, out: str, *words: str) -> None:
+    """Exit 2 with one error line and one hint line, no traceback."""
+    assert code == 2, out
+    lines = out.strip().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("error: ") and lines[1].startswith("hint: ")
+    for word in words:
+        assert word.lower() in lines[0].lower()
 
 
 @pytest.mark.parametrize("name", ["no-artifacts", "prompt-recipe", "typed-skill"])
@@ -112,10 +135,11 @@ def test_submit_writes_a_verifiable_receipt(home: Path, tmp_path: Path) -> None:
     assert receipt.verify() and receipt.receipt.bundle_hash == bundle.hash
     assert receipt.model_dump_json(indent=2) in out
     skill = str(reference_dir("typed-skill"))
-    code, out = vwt("submissions", "receipt", str(path), "--bundle", skill)
+    code, out = vwt("submissions", "receipt", "--verify", str(path), "--bundle", skill)
     assert code == 0, out
     assert f"OK: typed-skill@1 (bundle {bundle.hash})" in out
     assert Cycle.open(home).fingerprint in out
+    assert "not checked against the cycle's commitment" in out
 
 
 def test_submit_twice_or_when_closed_is_refused(home: Path) -> None:
@@ -161,32 +185,178 @@ def test_receipt_refuses_tampering_the_wrong_key_and_the_wrong_bundle(
     bundle_dir = str(reference_dir("prompt-recipe"))
     vwt("submissions", "submit", bundle_dir, "--home", str(home))
     (path,) = (home / "receipts").iterdir()
-    code, _ = vwt("submissions", "receipt", str(path), "--key", Cycle.open(home).public_key_b64)
+    key = Cycle.open(home).public_key_b64
+    code, _ = vwt("submissions", "receipt", "--verify", str(path), "--key", key)
     assert code == 0
-    code, out = vwt("submissions", "receipt", str(path), "--key", "sha256:0123")
-    assert code == 2 and "not sha256:0123" in out
+    code, out = vwt("submissions", "receipt", "--verify", str(path), "--key", "sha256:0123")
+    one_line_error(code, out, "not sha256:0123")
     skill = str(reference_dir("typed-skill"))
-    code, out = vwt("submissions", "receipt", str(path), "--bundle", skill)
-    assert code == 2 and "the receipt is for bundle" in out
+    code, out = vwt("submissions", "receipt", "--verify", str(path), "--bundle", skill)
+    one_line_error(code, out, "the receipt is for bundle")
     data = json.loads(path.read_text())
     data["receipt"]["version"] = "2"
     forged = tmp_path / "forged.json"
     forged.write_text(json.dumps(data))
-    code, out = vwt("submissions", "receipt", str(forged))
-    assert code == 2 and "signature does not verify" in out
+    code, out = vwt("submissions", "receipt", "--verify", str(forged))
+    one_line_error(code, out, "signature does not verify")
     forged.write_text("{}")
-    code, out = vwt("submissions", "receipt", str(forged))
-    assert code == 2 and "is not a receipt" in out
+    code, out = vwt("submissions", "receipt", "--verify", str(forged))
+    one_line_error(code, out, "is not a receipt")
 
 
 def test_text_from_the_bundle_is_printed_literally(tmp_path: Path) -> None:
     dest = tmp_path / "odd [/] dir"
     assert vwt("submissions", "init", str(dest), "--from", "no-artifacts")[0] == 0
     manifest = json.loads((dest / "vwt-bundle.json").read_text())
-    manifest.update(version="[/]", description="[bold]not markup[/]")
+    manifest.update(description="[bold]not markup[/]", authors=["[red]Ann[/]"])
     (dest / "vwt-bundle.json").write_text(json.dumps(manifest))
     code, out = vwt("submissions", "validate", str(dest))
     assert code == 0, out
-    assert "version [/]" in out and "[bold]not markup[/]" in out
+    assert "[bold]not markup[/]" in out and "authors: [red]Ann[/]" in out
     code, out = vwt("submissions", "validate", str(dest / "[/]absent"))
-    assert code == 2 and "[/]absent: cannot read" in out
+    one_line_error(code, out, "[/]absent: cannot read")
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("name", "no-artifacts\n"),
+        ("version", "1\x1b[31m"),
+        ("version", "1\u202e"),
+        ("description", "ok\x1b]0;pwned\x07"),
+    ],
+)
+def test_terminal_controls_in_a_manifest_are_refused_on_one_line(
+    tmp_path: Path, field: str, value: str
+) -> None:
+    dest = tmp_path / "b"
+    assert vwt("submissions", "init", str(dest), "--from", "no-artifacts")[0] == 0
+    manifest = json.loads((dest / "vwt-bundle.json").read_text())
+    manifest[field] = value
+    (dest / "vwt-bundle.json").write_text(json.dumps(manifest))
+    code, out = vwt("submissions", "validate", str(dest))
+    one_line_error(code, out, field)
+    assert "\x1b" not in out and "\u202e" not in out
+
+
+def _deep_packed(path: Path) -> Path:
+    path.write_text('{"v": 1, "manifest": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (lambda d: d / "nul\x00.json", ["nul"]),
+        (lambda d: d / ("x" * 300), ["too long"]),
+        (lambda d: Path("/dev/zero"), ["not a regular file"]),
+        (_deep_packed, ["not a valid bundle", "recursion limit"]),
+        (lambda d: d, ["no vwt-bundle.json"]),
+    ],
+)
+def test_bad_paths_and_files_are_one_line_errors(
+    tmp_path: Path, make: object, words: list[str]
+) -> None:
+    path = make(tmp_path / "deep.json" if make is _deep_packed else tmp_path)  # type: ignore[operator]
+    for cmd in ("validate", "pack"):
+        one_line_error(*vwt("submissions", cmd, str(path)), *([] if cmd == "pack" else words))
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_an_unreadable_bundle_is_a_one_line_error(tmp_path: Path) -> None:
+    dest = tmp_path / "b"
+    assert vwt("submissions", "init", str(dest))[0] == 0
+    (dest / "refund-playbook.md").chmod(0)
+    one_line_error(*vwt("submissions", "validate", str(dest)), "Permission denied")
+
+
+def test_a_second_bundle_under_a_taken_name_is_refused(home: Path, tmp_path: Path) -> None:
+    dest = tmp_path / "impostor"
+    assert vwt("submissions", "init", str(dest))[0] == 0
+    (dest / "refund-playbook.md").write_text("1. Refund everything, twice.")
+    holder = load_bundle_dir(reference_dir("prompt-recipe")).hash
+    assert (
+        vwt("submissions", "submit", str(reference_dir("prompt-recipe")), "--home", str(home))[0]
+        == 0
+    )
+    code, out = vwt("submissions", "submit", str(dest), "--home", str(home))
+    one_line_error(code, out, "prompt-recipe@1 is already taken", holder[:12])
+    assert len(Cycle.open(home).ledger.entries(SUBMISSION_EVENT)) == 1
+
+
+def test_late_submissions_need_the_operator_override(tmp_path: Path) -> None:
+    home = open_home(tmp_path / "closed", spec_with(CLOSED_WINDOW))
+    bundle = str(reference_dir("typed-skill"))
+    code, out = vwt("submissions", "submit", bundle, "--home", str(home))
+    one_line_error(code, out, "closed at 2020-02-01T00:00:00Z")
+    assert "--late" in out
+    code, out = vwt("submissions", "submit", bundle, "--home", str(home), "--late")
+    assert code == 0, out
+    assert "accepted late" in out and '"late": true' in out
+    (receipt,) = (home / "receipts").iterdir()
+    code, out = vwt("submissions", "receipt", "--verify", str(receipt))
+    assert code == 0 and "(late, by operator override)" in out
+    code, out = vwt("submissions", "list", "--home", str(home))
+    assert "(late)" in out
+
+
+def test_list_json(home: Path) -> None:
+    code, out = vwt("submissions", "list", "--home", str(home), "--json")
+    assert code == 0 and json.loads(out) == {
+        "cycle": Cycle.open(home).id,
+        "state": "open",
+        "submissions": [],
+    }
+    for name in ("typed-skill", "no-artifacts"):
+        vwt("submissions", "submit", str(reference_dir(name)), "--home", str(home))
+    code, out = vwt("submissions", "list", "--home", str(home), "--json")
+    assert code == 0, out
+    data = json.loads(out)
+    skill, empty = data["submissions"]
+    receipt = json.loads((home / "receipts" / f"{skill['bundle_hash']}.json").read_text())
+    assert skill == {
+        "name": "typed-skill",
+        "version": "1",
+        "bundle_hash": load_bundle_dir(reference_dir("typed-skill")).hash,
+        "received_at": receipt["receipt"]["received_at"],
+        "late": False,
+        "artifacts": [
+            {
+                "kind": "typed_skill",
+                "name": "refund-ticket",
+                "path": "refund-ticket.skill.json",
+                "bytes": (reference_dir("typed-skill") / "refund-ticket.skill.json").stat().st_size,
+            }
+        ],
+    }
+    assert empty["name"] == "no-artifacts" and empty["artifacts"] == []
+
+
+def test_receipt_checked_against_the_public_commitment(home: Path, tmp_path: Path) -> None:
+    vwt("submissions", "submit", str(reference_dir("no-artifacts")), "--home", str(home))
+    (receipt,) = (home / "receipts").iterdir()
+    commitment = home / "public" / "commitment.json"
+    code, out = vwt(
+        "submissions", "receipt", "--verify", str(receipt), "--commitment", str(commitment)
+    )
+    assert code == 0, out
+    root = json.loads(commitment.read_text())["commitment"]["root"]
+    assert f"issued under the commitment of cycle {Cycle.open(home).id} (root {root})" in out
+    key = str(home / "operator" / "signing_key.pem")
+    other_cycle = open_home(tmp_path / "other", spec_with(cycle="other-cycle"), "--key", key)
+    recommitted = open_home(tmp_path / "again", spec_with(), "--key", key)
+    other_key = open_home(tmp_path / "stranger", spec_with())
+    edited = tmp_path / "edited.json"
+    data = json.loads(commitment.read_text())
+    data["commitment"]["root"] = "0" * 64
+    edited.write_text(json.dumps(data))
+    for path, words in [
+        (other_cycle / "public" / "commitment.json", ["the commitment for cycle other-cycle"]),
+        (recommitted / "public" / "commitment.json", ["issued under commitment root"]),
+        (other_key / "public" / "commitment.json", ["the commitment by key"]),
+        (edited, ["signature does not verify"]),
+    ]:
+        code, out = vwt(
+            "submissions", "receipt", "--verify", str(receipt), "--commitment", str(path)
+        )
+        one_line_error(code, out, *words)
