@@ -11,7 +11,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from drift._operator import Operator
-from drift._tools import JSON, ToolSet, parse_tool_list
+from drift._tools import JSON, ToolSet, parse_tool_list, read_json_file
 from drift._version import OPERATOR_TYPES, ChangelogEntry, InterfaceVersion, ServedInterface
 from drift.errors import DriftError
 
@@ -73,10 +73,7 @@ def parse_op_spec(text: str) -> OpSpec:
 
 def load_op_specs(path: Path) -> list[OpSpec]:
     """Operator specs from a JSON file: a list of objects with ``op`` plus parameters."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise DriftError(f"{path}: cannot read operator specs ({e})", "pass a JSON list") from None
+    data = read_json_file(path)
     if not isinstance(data, list) or not all(isinstance(d, dict) and "op" in d for d in data):
         raise DriftError(f"{path}: expected a JSON list of objects with an 'op' key")
     specs = []
@@ -205,7 +202,7 @@ def generate(
 
 def read_base(path: Path) -> tuple[ToolSet, InterfaceVersion | None]:
     """A base for generation: a tool list, or a version file (its base and version)."""
-    data = _read_json(path)
+    data = read_json_file(path)
     if isinstance(data, dict) and "version" in data and "base" in data:
         vf = _version_file(data, path)
         return parse_tool_list(vf.base, f"{path} (base)"), vf.version
@@ -214,7 +211,7 @@ def read_base(path: Path) -> tuple[ToolSet, InterfaceVersion | None]:
 
 def load_version_file(path: Path) -> VersionFile:
     """Read a version file written by ``vwt drift generate`` and check its digest."""
-    vf = _version_file(_read_json(path), path)
+    vf = _version_file(read_json_file(path), path)
     listed = parse_tool_list(vf.tools, f"{path} (tools)").digest()
     if vf.served().digest != vf.digest or listed != vf.digest:
         raise DriftError(
@@ -233,16 +230,4 @@ def _version_file(data: Any, path: Path) -> VersionFile:
         raise DriftError(
             f"{path}: not a version file ({where}: {first['msg']})",
             "pass a file written by 'vwt drift generate'",
-        ) from None
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise DriftError(f"{path}: cannot read ({e.strerror})", "check the path") from None
-    except json.JSONDecodeError as e:
-        raise DriftError(
-            f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})",
-            "fix the JSON syntax",
         ) from None

@@ -150,17 +150,47 @@ def _check_schemas(tool: Tool, where: str) -> None:
             ) from None
 
 
-def load_tool_list(path: Path) -> ToolSet:
-    """Read a tool list from a JSON file (see :func:`parse_tool_list`)."""
+MAX_JSON_BYTES = 16 * 1024 * 1024
+"""Largest tool list or version file read."""
+
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of arrays and objects accepted in a tool list or version file."""
+
+
+def read_json_file(path: Path) -> Any:
+    """The JSON value in the regular file ``path`` (at most :data:`MAX_JSON_BYTES` bytes,
+    :data:`MAX_JSON_DEPTH` levels deep), or a DriftError (never a RecursionError)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        if not path.is_file():
+            what = "a directory" if path.is_dir() else "not a regular file"
+            raise DriftError(f"{path}: cannot read ({what})", "pass a JSON file")
+        with path.open("rb") as f:
+            raw = f.read(MAX_JSON_BYTES + 1)
     except OSError as e:
         raise DriftError(f"{path}: cannot read ({e.strerror})", "check the path") from None
+    if len(raw) > MAX_JSON_BYTES:
+        raise DriftError(f"{path}: larger than {MAX_JSON_BYTES:,} bytes", "pass a JSON file")
     try:
-        data = json.loads(text)
+        data = json.loads(raw.decode("utf-8"))
     except json.JSONDecodeError as e:
         raise DriftError(
             f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})",
             "fix the JSON syntax",
         ) from None
-    return parse_tool_list(data, str(path))
+    except (RecursionError, UnicodeDecodeError) as e:
+        problem = "nested too deeply" if isinstance(e, RecursionError) else "not UTF-8 text"
+        raise DriftError(f"{path}: not valid JSON ({problem})", "fix the JSON") from None
+    stack = [(data, 1)]
+    while stack:  # deep values would overflow the recursive schema and model checks
+        node, depth = stack.pop()
+        children = list(node.values()) if isinstance(node, dict) else node
+        if isinstance(children, list) and depth > MAX_JSON_DEPTH:
+            raise DriftError(f"{path}: nests deeper than {MAX_JSON_DEPTH} levels", "fix the JSON")
+        if isinstance(children, list):
+            stack.extend((child, depth + 1) for child in children)
+    return data
+
+
+def load_tool_list(path: Path) -> ToolSet:
+    """Read a tool list from a JSON file (see :func:`parse_tool_list`)."""
+    return parse_tool_list(read_json_file(path), str(path))

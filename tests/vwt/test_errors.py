@@ -209,3 +209,27 @@ def test_sqlite_full_disk_is_one_line() -> None:
 def test_programming_errors_are_not_swallowed(fail: BaseException) -> None:
     result = runner.invoke(_command(fail), [])
     assert result.exit_code == 1 and result.exception is fail
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "not valid JSON (nested too deeply)"),
+        (
+            '[{"name": "a", "inputSchema": '
+            + '{"type": "object", "properties": {"a": ' * 200
+            + "{}"
+            + "}}" * 200
+            + "}]",
+            "nests deeper than 64 levels",
+        ),
+        (None, "cannot read (not a regular file)"),
+    ],
+    ids=["parser-deep", "schema-deep", "dev-zero"],
+)
+def test_deep_or_endless_tool_lists(tmp_path: Path, content: str | None, message: str) -> None:
+    path = Path("/dev/zero")
+    if content is not None:
+        path = tmp_path / "tools.json"
+        path.write_text(content)
+    assert_one_line_error(vwt("drift", "diff", str(path), str(path)), f"{path}: {message}")
