@@ -67,7 +67,9 @@ class FileRef(_Frozen):
 class ReleaseStatement(_Frozen):
     """What the operator signs."""
 
-    v: int = Field(default=1, description="Format version.")
+    v: Literal[2] = Field(
+        default=2, description="Format version: 2 adds the evaluation size, accounting and summary."
+    )
     cycle: str = Field(description="Cycle id.")
     created_at: str = Field(description="When the release was built (RFC 3339, UTC).")
     commitment: FileRef = Field(description="The published commitment.")
