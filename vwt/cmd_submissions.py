@@ -51,8 +51,8 @@ BundlePath = Annotated[
 ]
 
 
-def _write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all."""
+def _write_receipt(path: Path, text: str) -> None:
+    """Write the receipt ``text`` to ``path`` whole or not at all."""
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -181,7 +181,7 @@ def submit_cmd(
     out = home / "receipts" / f"{bundle.hash}.json"
     text = receipt.model_dump_json(indent=2)
     typer.echo(text)
-    _write_text(out, text + "\n")
+    _write_receipt(out, text + "\n")
     if receipt.receipt.late:
         console.print("accepted late (after closes_at), by operator override", markup=False)
     console.print(f"receipt written to {out}", markup=False)

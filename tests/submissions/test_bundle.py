@@ -294,18 +294,6 @@ def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
         read_bundle_file(fifo)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
-def test_unreadable_files_are_refused(recipe_dir: Path, tmp_path: Path) -> None:
-    packed = write_bundle(reference_bundles()[1], tmp_path / "p.json")
-    packed.chmod(0)
-    with pytest.raises(SubmissionError, match="Permission denied"):
-        read_bundle_file(packed)
-    (recipe_dir / "refund-playbook.md").chmod(0)
-    assert_refused(recipe_dir, "Permission denied")
-    (recipe_dir / MANIFEST_FILE).chmod(0)
-    assert_refused(recipe_dir, "Permission denied")
-
-
 def test_deep_nesting_is_a_submission_error_everywhere(skill_dir: Path, tmp_path: Path) -> None:
     packed = tmp_path / "deep.json"
     packed.write_text('{"v": 1, "manifest": ' + _deep(100_000) + "}")

@@ -5,6 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -54,7 +57,9 @@ def one_line_error(code: int, out: str, *words: str) -> None:
         assert word.lower() in lines[0].lower()
 
 
-@pytest.mark.parametrize("name", ["no-artifacts", "prompt-recipe", "typed-skill"])
+@pytest.mark.parametrize(
+    "name", ["no-artifacts", "prompt-recipe", "typed-skill", "retrieved-trajectories"]
+)
 def test_init_copies_a_reference_that_validates(tmp_path: Path, name: str) -> None:
     dest = tmp_path / "mine"
     code, out = vwt("submissions", "init", str(dest), "--from", name)
@@ -262,12 +267,39 @@ def test_bad_paths_and_files_are_one_line_errors(
         one_line_error(*vwt("submissions", cmd, str(path)), *([] if cmd == "pack" else words))
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
-def test_an_unreadable_bundle_is_a_one_line_error(tmp_path: Path) -> None:
+def vwt_without_root_file_access(*args: str) -> tuple[int, str]:
+    """Run vwt in a process that file modes bind, even as root (whose DAC override is dropped)."""
+    cmd = [sys.executable, "-m", "vwt", *args]
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root without setpriv: file modes cannot be enforced")
+        cmd = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *cmd]
+    env = {**os.environ, "COLUMNS": "250", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120, check=False)
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("unreadable", "word"),
+    [
+        ("refund-playbook.md", "Permission denied"),
+        ("vwt-bundle.json", "Permission denied"),
+        ("packed", "not readable"),  # click checks a path argument it is given
+    ],
+)
+def test_an_unreadable_bundle_is_a_one_line_error(
+    tmp_path: Path, unreadable: str, word: str
+) -> None:
     dest = tmp_path / "b"
     assert vwt("submissions", "init", str(dest))[0] == 0
-    (dest / "refund-playbook.md").chmod(0)
-    one_line_error(*vwt("submissions", "validate", str(dest)), "Permission denied")
+    target = dest / unreadable
+    if unreadable == "packed":
+        assert vwt("submissions", "pack", str(dest), "--out", str(target))[0] == 0
+    target.chmod(0)
+    code, out = vwt_without_root_file_access(
+        "submissions", "validate", str(target.parent if unreadable != "packed" else target)
+    )
+    one_line_error(code, out, word)
 
 
 def test_a_second_bundle_under_a_taken_name_is_refused(home: Path, tmp_path: Path) -> None:
@@ -360,3 +392,19 @@ def test_receipt_checked_against_the_public_commitment(home: Path, tmp_path: Pat
             "submissions", "receipt", "--verify", str(receipt), "--commitment", str(path)
         )
         one_line_error(code, out, *words)
+
+
+def test_write_failures_are_one_line_errors(home: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    code, out = vwt(
+        "submissions", "pack", str(reference_dir("prompt-recipe")), "--out", str(blocker / "b.json")
+    )
+    one_line_error(code, out, "cannot write", "b.json")
+    (home / "receipts").write_text("in the way")
+    code, out = vwt(
+        "submissions", "submit", str(reference_dir("no-artifacts")), "--home", str(home)
+    )
+    assert code == 2 and '"bundle_hash"' in out  # the receipt is printed before the failure
+    assert "the bundle was accepted, but its receipt could not be written" in out
+    assert len(Cycle.open(home).ledger.entries(SUBMISSION_EVENT)) == 1
