@@ -102,7 +102,9 @@ class DockerSandbox(Sandbox):
         scratch = f"rw,size={self._scratch},noexec,nosuid"
         argv = ["docker", "run", "--detach", "--name", name, "--init", "--network", "none"]
         argv += [*self._limits, "--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
-        argv += ["--user", f"{uid}:{gid}", "--read-only", "--tmpfs", f"/tmp:{scratch}"]
+        argv += ["--user", f"{uid}:{gid}", "--read-only"]
+        if self.workdir != "/tmp":
+            argv += ["--tmpfs", f"/tmp:{scratch}"]
         argv += ["--tmpfs", f"{self.workdir}:{scratch},uid={uid},gid={gid},mode=0755"]
         argv += ["--label", f"{LABEL}=1", "--label", f"{LABEL}.owner={_owner()}"]
         argv += ["--workdir", self.workdir]

@@ -282,3 +282,12 @@ def test_the_environment_backend_serves_from_the_locked_down_sandbox() -> None:
             await backend.close()
 
     in_docker(check, mounts=mounts)
+
+
+def test_the_workdir_may_be_the_scratch_tmp() -> None:
+    async def check(sb: DockerSandbox) -> None:
+        await sb.write_file("f.txt", b"x")
+        r = await sb.exec(["sh", "-c", "pwd; id -u; cat /tmp/f.txt"])
+        assert r.ok and r.stdout == b"/tmp\n65534\nx"
+
+    in_docker(check, workdir="/tmp")
