@@ -26,6 +26,7 @@ from vwt import (
 from vwt._common import (
     EXIT_USER_ERROR,
     SYSTEM_ERRORS,
+    USER_ERRORS,
     exit_on_system_error,
     print_user_error,
     system_error,
@@ -37,7 +38,8 @@ class _Vwt(TyperGroup):
 
     A value an option cannot take (a directory where a file is expected) and OS errors of
     the arguments themselves (a NUL byte, an over-long path) are raised while parsing, before
-    the command's own ``user_errors`` handling; they exit 2 with ``error:`` and ``hint:``.
+    the command's own ``user_errors`` handling; they exit 2 with ``error:`` and ``hint:``, as
+    do user errors of a command that lacks that handling.
     """
 
     def invoke(self, ctx: Any) -> Any:
@@ -51,6 +53,9 @@ class _Vwt(TyperGroup):
                 message, hint = message.removesuffix(e.message) + known[0], known[1]
             where = e.ctx.command_path if e.ctx is not None else ctx.command_path
             print_user_error(message, hint or f"see `{where} --help`")
+            raise typer.Exit(EXIT_USER_ERROR) from None
+        except USER_ERRORS as e:  # a command without its own `user_errors`
+            print_user_error(str(e), getattr(e, "hint", None))
             raise typer.Exit(EXIT_USER_ERROR) from None
         except SYSTEM_ERRORS as e:
             exit_on_system_error(e)

@@ -233,3 +233,21 @@ def test_deep_or_endless_tool_lists(tmp_path: Path, content: str | None, message
         path = tmp_path / "tools.json"
         path.write_text(content)
     assert_one_line_error(vwt("drift", "diff", str(path), str(path)), f"{path}: {message}")
+
+
+def test_the_root_group_catches_what_a_command_left_unhandled() -> None:
+    from conditions import ConditionsError
+    from vwt.cli import _Vwt
+
+    cli = typer.Typer(cls=_Vwt)
+
+    @cli.command()
+    def bare() -> None:
+        """Raise a user error without `user_errors`."""
+        raise ConditionsError("no such cycle", "pass --home")
+
+    @cli.command()
+    def other() -> None:
+        """A second command, so that `bare` is a sub-command of the root group."""
+
+    assert_one_line_error(runner.invoke(cli, ["bare"]), "error: no such cycle")
