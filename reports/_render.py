@@ -13,6 +13,7 @@ from conditions import Condition
 from reports._matrix import Cell
 from reports._release import ReleasedCondition, ReleasedSubmission, ReleaseStatement
 from reports._summary import UNISOLATED_SANDBOX
+from submissions import shown
 
 SIM_NOTE = "sim models exercise the framework; their numbers say nothing about real models"
 
@@ -44,15 +45,20 @@ def condition_label(c: ReleasedCondition, source: Condition, joiner: str = " + "
         return "source"
     # a provider change implies another model: name it once, with the provider
     axes = [a for a in c.varied if not (a == "model" and "provider" in c.varied)]
-    return joiner.join(_axis_change(a, source, c.condition) for a in axes) or c.id
+    return joiner.join(shown(_axis_change(a, source, c.condition)) for a in axes) or shown(c.id)
 
 
 def submission_labels(release: ReleaseStatement) -> dict[str, str]:
-    """Column label per bundle hash: name@version, with a short hash where two share it."""
+    """Column label per bundle hash: name@version, with a short hash where two share it.
+
+    Control and bidirectional characters are shown escaped: a release is untrusted input.
+    """
     names = Counter(f"{s.name}@{s.version}" for s in release.submissions)
     return {
-        s.bundle_hash: f"{s.name}@{s.version}"
-        + (f" ({s.bundle_hash[:8]})" if names[f"{s.name}@{s.version}"] > 1 else "")
+        s.bundle_hash: shown(
+            f"{s.name}@{s.version}"
+            + (f" ({s.bundle_hash[:8]})" if names[f"{s.name}@{s.version}"] > 1 else "")
+        )
         for s in release.submissions
     }
 
@@ -112,7 +118,7 @@ def submission_table(
         key=lambda c: order.get(c.condition_id, len(order)),
     )
     title = f"{submission_labels(release)[submission.bundle_hash]} — {phase}"
-    table = Table(title=title, title_justify="left", expand=False)
+    table = Table(title=Text(title), title_justify="left", expand=False)
     for name, justify in [
         ("condition", "left"),
         ("baseline", "right"),
@@ -130,7 +136,7 @@ def submission_table(
         k = len(m.with_arm.pass_hat_k)
         pass_k = f"{m.with_arm.pass_hat_k[-1]:.2f} (k={k})" if k else "—"
         table.add_row(
-            labels.get(cell.condition_id, cell.condition_id),
+            Text(labels.get(cell.condition_id, shown(cell.condition_id))),
             f"{m.score_without:.2f}",
             f"{m.score_with:.2f}",
             _gain(cell),
@@ -184,7 +190,7 @@ def matrix_table(release: ReleaseStatement, phase: str, submissions: list[str]) 
     table.add_column("baseline", justify="right")
     labels = submission_labels(release)
     for bundle in submissions:
-        table.add_column(labels[bundle], justify="left", min_width=_CELL_WIDTH)
+        table.add_column(Text(labels[bundle]), justify="left", min_width=_CELL_WIDTH)
     cells = {(c.condition_id, c.bundle_hash): c for c in release.cells if c.phase == phase}
     for cond in release.conditions:
         row = [cells.get((cond.id, s)) for s in submissions]
@@ -196,7 +202,7 @@ def matrix_table(release: ReleaseStatement, phase: str, submissions: list[str]) 
         if base.without_arm.critical:
             base_text.append(f"\ncritical {base.without_arm.critical}", style="red")
         label = condition_label(cond, source, _JOIN)
-        table.add_row(label, base_text, *(_matrix_cell(c) for c in row))
+        table.add_row(Text(label), base_text, *(_matrix_cell(c) for c in row))
     return table
 
 
@@ -229,7 +235,7 @@ def critical_panel(release: ReleaseStatement) -> Panel | None:
             line = Text(f"{condition_label(cond, source)} ({phase}): ", style="bold")
             for c in cells:
                 w = c.metrics.with_arm
-                line.append(f"{labels.get(c.bundle_hash, c.submission)} ", style="")
+                line.append(f"{labels.get(c.bundle_hash, shown(c.submission))} ", style="")
                 line.append(f"{w.critical}/{w.trials}", style="bold red" if w.critical else "green")
                 line.append(" · ")
             b = cells[0].metrics.without_arm
@@ -266,7 +272,7 @@ def summary_lines(release: ReleaseStatement) -> list[Text]:
                 style="bold yellow",
             )
         )
-    kinds = ", ".join(f"{n} {kind}" for kind, n in release.sandboxes.items())
+    kinds = ", ".join(f"{n} {shown(kind)}" for kind, n in release.sandboxes.items())
     lines.append(Text(f"sandboxes: {kinds} trials"))
     if n := release.sandboxes.get(UNISOLATED_SANDBOX):
         lines.append(
@@ -278,8 +284,10 @@ def summary_lines(release: ReleaseStatement) -> list[Text]:
     for o in release.window_overrides:
         lines.append(
             Text(
-                f"window override: {o.transition} at {o.at} despite {o.override}"
-                + (f" ({o.note})" if o.note else ""),
+                shown(
+                    f"window override: {o.transition} at {o.at} despite {o.override}"
+                    + (f" ({o.note})" if o.note else "")
+                ),
                 style="yellow",
             )
         )

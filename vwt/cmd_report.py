@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from conditions import Cycle
 from reports import build_release, read_release, render_release, verify_release
+from submissions import shown
 from vwt._common import DEFAULT_HOME, Home, console, user_errors
 
 app = typer.Typer(
@@ -69,7 +70,8 @@ def show(
         return
     r = signed.release
     console.print(
-        f"release of cycle [bold]{r.cycle}[/], built {escape(r.created_at)}: {len(r.conditions)} "
+        f"release of cycle [bold]{escape(shown(r.cycle))}[/], built {escape(shown(r.created_at))}: "
+        f"{len(r.conditions)} "
         f"conditions, {len(r.submissions)} submissions, {r.n_trials} trials",
         highlight=False,
     )
@@ -104,7 +106,8 @@ def verify(
         typer.echo(v.model_dump_json(indent=2))
         return
     console.print(
-        f"OK: release of cycle {v.cycle} built {v.created_at}, signed by key {v.fingerprint}",
+        f"OK: release of cycle {shown(v.cycle)} built {shown(v.created_at)}, signed by key "
+        f"{v.fingerprint}",
         markup=False,
     )
     console.print(

@@ -163,3 +163,20 @@ def test_build_refuses_invalid_trials_unless_accepted(tmp_path: Path) -> None:
     assert "invalid 1" in out
     code, out = vwt("report", "verify", str(cycle.paths.public))
     assert code == 0 and f"accepted invalid: {conditions} invalid trials" in out
+
+
+def test_show_escapes_what_an_untrusted_release_holds(
+    built: tuple[Cycle, str], tmp_path: Path
+) -> None:
+    cycle, _ = built
+    pub = Path(shutil.copytree(cycle.paths.public, tmp_path / "pub"))
+    data = json.loads((pub / RELEASE_FILE).read_text())
+    data["release"]["cycle"] = "[red]c\x1b[2J"
+    data["release"]["submissions"][0]["name"] = "[link=x]evil\u202e\x1b[31m"
+    data["release"]["sandboxes"] = {"loc\x07al": 1}
+    (pub / RELEASE_FILE).write_text(json.dumps(data))
+    code, out = vwt("report", "show", str(pub))
+    assert code == 0, out
+    assert "\x1b" not in out and "\u202e" not in out and "\x07" not in out
+    assert "release of cycle [red]c\\x1b[2J" in out
+    assert "[link=x]evil\\u202e\\x1b[31m@1" in out and "1 loc\\x07al trials" in out
