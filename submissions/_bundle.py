@@ -125,7 +125,9 @@ def _read_artifact(root: Path, rel: str) -> str:
         outside = not path.resolve().is_relative_to(root.resolve())
         irregular = path.is_symlink() or not path.is_file()
     except (OSError, ValueError, RuntimeError) as e:  # RuntimeError: a symlink loop
-        raise SubmissionError(f"{where}: cannot read ({e})", "check the bundle's files") from None
+        raise SubmissionError(
+            f"{where}: cannot read ({shown(str(e))})", "check the bundle's files"
+        ) from None
     if outside:
         raise SubmissionError(
             f"{where}: resolves outside the bundle directory (through a symlink)",
