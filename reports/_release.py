@@ -223,8 +223,8 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
     release = (signed.model_dump_json(indent=1) + "\n").encode()
     publish_files(
         [(public / TRIALS_FILE, trials), (path, release)],
-        f"free space on the disk of {public}, then run `vwt report build --home {cycle.home}` "
-        "again",
+        f"make room on the disk of {public} (or make it writable), then run "
+        f"`vwt report build --home {cycle.home}` again",
     )
     cycle.ledger.append(
         "report.released",

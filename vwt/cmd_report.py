@@ -124,6 +124,12 @@ def verify(
     if v.accepted_invalid:
         console.print(
             f"[bold yellow]accepted invalid:[/] {v.invalid_trials} invalid trials published by "
-            f"the operator; {v.dropped_tasks} task drops over the cells they touch",
+            f"the operator; {v.dropped_tasks} tasks dropped from cells for them",
+            highlight=False,
+        )
+    if v.window_overrides or v.late_submissions:
+        console.print(
+            f"[yellow]operator overrides:[/] {len(v.window_overrides)} window overrides, "
+            f"{v.late_submissions} late submissions (see `vwt report show`)",
             highlight=False,
         )

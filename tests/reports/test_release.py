@@ -217,4 +217,5 @@ def test_window_overrides_and_late_submissions_are_released(
     assert "window override: committed -> open" in out and "despite opens_at" in out
     name = f"{late.manifest.name}@{late.manifest.version}"
     assert f"late submissions (after closes_at): {name}" in out
-    verify_release(path)
+    v = verify_release(path)
+    assert (v.window_overrides, v.late_submissions) == ((override,), 1)
