@@ -107,7 +107,7 @@ def release_accounting(
     cells = tuple(
         ArmAccounting(
             condition_id=c.condition_id,
-            arm="without" if c.bundle_hash is None else "with",
+            arm=c.arm,
             bundle_hash=c.bundle_hash,
             planned=c.planned,
             valid=counts[(c.condition_id, c.arm, c.bundle_hash, True)],
