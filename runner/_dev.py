@@ -48,12 +48,12 @@ class DevRun(BaseModel):
 
 def _model_labels(model: str) -> tuple[str, str]:
     """(provider, version label) of a litellm model string, for the records."""
-    check_model(model)  # unknown provider or sim model, or missing credentials: refused here
+    check_model(model)  # no provider prefix, unknown provider or sim model, no credentials
     prefix, _, name = model.partition("/")
     if prefix == SIM_PROVIDER:
-        spec = sim_model(name)  # an unknown sim model is refused before anything runs
+        spec = sim_model(name)
         return spec.provider, spec.version
-    return (prefix, name) if name else ("litellm", model)
+    return prefix, name
 
 
 def dev_condition(source: Condition, model: str | None = None) -> Condition:

@@ -11,6 +11,7 @@ from benchmark.errors import BenchmarkError
 from conditions import CycleSpec
 from runner import dev_condition, run_dev
 from submissions import reference_bundles
+from tests.runner.test_execute import failing_first
 
 SPEC = CycleSpec.load(default_cycle_spec_path())
 
@@ -34,14 +35,20 @@ def test_a_sim_model_override_takes_its_catalogue_labels() -> None:
     [
         ("openai/gpt-4o-mini", "openai", "gpt-4o-mini"),
         ("ollama/llama3.1:8b", "ollama", "llama3.1:8b"),
-        ("gpt-4o", "litellm", "gpt-4o"),
     ],
 )
 def test_other_litellm_models_are_labelled_by_their_prefix(
-    model: str, provider: str, version: str
+    model: str, provider: str, version: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     c = dev_condition(SPEC.source, model)
     assert (c.model.model, c.provider, c.model.version) == (model, provider, version)
+
+
+def test_a_model_without_a_provider_prefix_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(BenchmarkError, match="no provider prefix"):
+        run_dev(reference_bundles()[1], SPEC, tmp_path / "dev", model="gpt-4o")
+    assert not (tmp_path / "dev").exists()
 
 
 def test_an_unknown_sim_model_is_refused_before_anything_runs(tmp_path: Path) -> None:
@@ -84,3 +91,27 @@ def test_run_dev_with_another_model(ray_runtime: None, tmp_path: Path) -> None:
     )
     assert {r.model for r in run.records} == {"sim/acme-3"}
     assert {r.provider for r in run.records} == {"acme"} and len(run.records) == 4
+
+
+@pytest.mark.ray
+def test_a_dev_run_keeps_invalid_trials_counted_and_the_next_run_retries_only_them(
+    ray_runtime: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    monkeypatch.setattr("runner._execute.run_batch", failing_first(marks, times=2))
+    recipe = reference_bundles()[1]
+    home = tmp_path / "dev"
+    run = run_dev(recipe, SPEC, home, tasks_per_split=2, k=2, sandbox="local", max_attempts=2)
+    a = run.accounting
+    assert (a.expected, a.valid, a.invalid, a.missing) == (8, 4, 4, 0)
+    assert a.complete and not a.clean
+    assert {(c.arm, c.invalid) for c in a.cells} == {("without", 2), ("with", 2)}
+    assert run.execution.first_invalid and "injected (2)" in run.execution.first_invalid
+    assert all(r.outcome == "invalid" for r in run.records if r.trial == 0)
+
+    again = run_dev(recipe, SPEC, home, tasks_per_split=2, k=2, sandbox="local")
+    assert (again.execution.ran, again.execution.already_stored) == (4, 4)
+    assert again.accounting.clean and again.execution.first_invalid is None
+    assert {r.attempt for r in again.records if r.trial == 0} == {3}
+    assert [r for r in again.records if r.trial == 1] == [r for r in run.records if r.trial == 1]

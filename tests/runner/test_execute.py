@@ -1,8 +1,10 @@
-"""Executing batches on Ray: storing as they finish, resuming, and the workers' network guard."""
+"""Executing batches on Ray: storing as they finish, resuming, retrying invalid trials (every
+attempt kept), and the workers' network guard."""
 
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,7 @@ import pytest
 
 from benchmark import default_cycle_spec_path
 from conditions import CycleSpec
-from runner import TrialStore, execute, plan_phase
+from runner import Batch, RunnerError, TrialRecord, TrialStore, execute, plan_phase, run_batch
 from submissions import reference_bundles
 from tests._netguard import NetworkBlocked
 
@@ -26,7 +28,7 @@ def test_execute_stores_every_trial_then_resume_is_a_no_op(
         cycle=SPEC.cycle,
         cycle_seed=SPEC.seed,
         phase="frozen",
-        conditions=[SPEC.source],
+        conditions=[(SPEC.source.id, SPEC.source)],
         bundles=[reference_bundles()[1]],
         tasks_per_split=2,
         k=2,
@@ -39,7 +41,7 @@ def test_execute_stores_every_trial_then_resume_is_a_no_op(
     first = execute(store, batches, sandbox="local", progress=lambda d, t: seen.append((d, t)))
     assert (first.planned, first.already_stored, first.ran) == (8, 0, 8)
     assert first.failed_batches == []
-    assert store.keys() == planned
+    assert store.valid_keys() == planned
     assert seen[-1] == (8, 8) and [d for d, _ in seen] == sorted(d for d, _ in seen)
     before = store.records()
     second = execute(store, batches, sandbox="local", progress=lambda d, t: seen.append((d, t)))
@@ -53,7 +55,7 @@ def test_execute_runs_only_what_is_missing(ray_runtime: None, tmp_path: Path) ->
             cycle=SPEC.cycle,
             cycle_seed=SPEC.seed,
             phase="frozen",
-            conditions=[SPEC.source],
+            conditions=[(SPEC.source.id, SPEC.source)],
             bundles=[],
             tasks_per_split=2,
             k=k,
@@ -65,6 +67,98 @@ def test_execute_runs_only_what_is_missing(ray_runtime: None, tmp_path: Path) ->
     result = execute(store, plan(2), sandbox="local")
     assert (result.already_stored, result.ran) == (2, 2)
     assert [r for r in store.records() if r.trial == 0] == kept
+
+
+def _plan(bundles: int = 0, tasks: int = 2, k: int = 2) -> list[Batch]:
+    return plan_phase(
+        cycle=SPEC.cycle,
+        cycle_seed=SPEC.seed,
+        phase="frozen",
+        conditions=[(SPEC.source.id, SPEC.source)],
+        bundles=reference_bundles()[:bundles],
+        tasks_per_split=tasks,
+        k=k,
+    )
+
+
+Worker = Callable[[str, str, int], list[tuple[str, bytes]]]
+
+
+def failing_first(marks: Path, times: int, trial: int = 0) -> Worker:
+    """The real worker, except that the first ``times`` attempts of every trial with index
+    ``trial`` come back invalid (as a provider timeout would make them). ``marks`` (a directory
+    all Ray workers see) counts attempts."""
+
+    def run(batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16) -> Any:
+        out = []
+        for record_json, trace in run_batch(batch_json, sandbox_kind, concurrency):
+            record = TrialRecord.model_validate_json(record_json)
+            mark = marks / record.key
+            seen = int(mark.read_text()) if mark.exists() else 0
+            mark.write_text(str(seen + 1))
+            if record.trial == trial and seen < times:
+                invalid = f"model: Timeout: injected ({seen + 1})"
+                record = record.model_copy(update={"outcome": "invalid", "invalid": invalid})
+            out.append((record.model_dump_json(), trace))
+        return out
+
+    return run
+
+
+def test_an_invalid_trial_is_retried_in_the_same_run_and_every_attempt_kept(
+    ray_runtime: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("runner._execute.run_batch", failing_first(tmp_path, times=2))
+    store = TrialStore(tmp_path / "t.sqlite")
+    seen: list[tuple[int, int]] = []
+    batches = _plan()
+    result = execute(store, batches, sandbox="local", progress=lambda d, t: seen.append((d, t)))
+    # 4 trials; the 2 with trial index 0 fail twice, then pass: 4 + 2 * 2 attempts
+    assert (result.planned, result.already_stored, result.ran, result.retried) == (4, 0, 8, 4)
+    assert result.still_invalid == 0 and result.first_invalid is None
+    assert seen[-1] == (8, 8)
+    attempts = store.attempts()
+    assert len(attempts) == 8
+    first = [r for r in attempts if r.trial == 0]
+    assert sorted((r.attempt, r.outcome == "invalid") for r in first) == [
+        (1, True),
+        (1, True),
+        (2, True),
+        (2, True),
+        (3, False),
+        (3, False),
+    ]
+    latest = store.records()
+    assert len(latest) == 4 and all(r.outcome != "invalid" for r in latest)
+    assert {r.attempt for r in latest if r.trial == 0} == {3}
+
+
+def test_trials_still_invalid_after_the_attempts_are_rerun_next_time_and_only_they(
+    ray_runtime: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    monkeypatch.setattr("runner._execute.run_batch", failing_first(marks, times=99))
+    store = TrialStore(tmp_path / "t.sqlite")
+    batches = _plan()
+    down = execute(store, batches, sandbox="local", max_attempts=2)
+    assert (down.ran, down.retried, down.still_invalid) == (6, 2, 2)
+    assert down.first_invalid is not None
+    assert "trial 0 (baseline, attempt 2): model: Timeout: injected (2)" in down.first_invalid
+    valid_before = [r for r in store.records() if r.outcome != "invalid"]
+    assert len(valid_before) == 2
+
+    monkeypatch.setattr("runner._execute.run_batch", run_batch)  # the provider is back
+    up = execute(store, batches, sandbox="local")
+    assert (up.planned, up.already_stored, up.ran, up.retried, up.still_invalid) == (4, 2, 2, 2, 0)
+    assert [r for r in store.records() if r.trial == 1] == valid_before  # never re-run
+    assert sorted(r.attempt for r in store.records() if r.trial == 0) == [3, 3]
+    assert len(store.attempts()) == 8
+
+
+def test_max_attempts_must_be_positive(tmp_path: Path) -> None:
+    with pytest.raises(RunnerError, match="at least 1"):
+        execute(TrialStore(tmp_path / "t.sqlite"), _plan(), max_attempts=0)
 
 
 def _dial_out() -> str:

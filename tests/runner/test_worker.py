@@ -25,7 +25,7 @@ def batches() -> list[Batch]:
         cycle=SPEC.cycle,
         cycle_seed=SPEC.seed,
         phase="frozen",
-        conditions=[SPEC.source],
+        conditions=[(SPEC.source.id, SPEC.source)],
         bundles=[reference_bundles()[2]],
         tasks_per_split=2,
         k=2,

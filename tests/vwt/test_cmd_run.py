@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from benchmark import default_cycle_spec_path
+from benchmark.sim import SimServer
 from conditions import Cycle, CycleSpec, CycleState
-from runner import store_for
+from runner import TrialStore, phase_accounting, store_for
 from submissions import load_bundle_dir, reference_bundles, reference_dir, submit
 from tests.reports.test_verify import single_axis_targets, small_spec
+from tests.runner.test_lock import held_by_another_process
 from vwt.cli import app
 
 runner = CliRunner()
@@ -29,7 +36,7 @@ def _cycle(home: Path, *, bundles: bool = True) -> Cycle:
     cycle = Cycle.init(home, spec)
     cycle.generate(single_axis_targets(spec))
     cycle.commit()
-    cycle.transition(CycleState.open)
+    cycle.transition(CycleState.open, override_window=True)
     for bundle in reference_bundles() if bundles else []:
         submit(cycle, bundle)
     cycle.transition(CycleState.frozen_run)
@@ -49,22 +56,93 @@ def test_run_needs_the_right_state_and_submissions(tmp_path: Path) -> None:
     assert store_for(cycle.home).records() == []
 
 
+def test_run_frozen_refuses_another_evaluation_size_naming_the_committed_one(
+    tmp_path: Path,
+) -> None:
+    cycle = _cycle(tmp_path / "h")
+    for size in (("--tasks", "3"), ("--k", "1"), ("--tasks", "2", "--k", "3")):
+        code, out = vwt("run", "frozen", "--home", str(cycle.home), "--sandbox", "local", *size)
+        assert code == 2, out
+        assert "the evaluation size is fixed at commit: 2 tasks per split and k=2" in out
+        assert "leave out --tasks and --k" in out
+    code, out = vwt("run", "adapted", "--home", str(cycle.home), "--k", "5")
+    assert code == 2 and "fixed at commit" in out
+    assert store_for(cycle.home).attempts() == [] and cycle.ledger.last("run.frozen") is None
+
+
+def test_a_second_run_on_the_same_home_is_refused_at_once(tmp_path: Path) -> None:
+    cycle = _cycle(tmp_path / "h")
+    with held_by_another_process(cycle.home) as other:
+        code, out = vwt("run", "frozen", "--home", str(cycle.home), "--sandbox", "local")
+        assert code == 2, out
+        assert f"another vwt process (pid {other.pid}) is running on {cycle.home}" in out
+        dev = tmp_path / "dev"
+        dev.mkdir()
+        with held_by_another_process(dev) as dev_other:
+            code, out = vwt(
+                "run", "dev", "--home", str(dev), "--submission", str(reference_dir("no-artifacts"))
+            )
+            assert code == 2 and f"another vwt process (pid {dev_other.pid})" in out
+    assert cycle.ledger.last("run.frozen") is None
+
+
+def test_run_dev_on_a_corrupt_store_is_a_clear_error(tmp_path: Path) -> None:
+    home = tmp_path / "dev"
+    spec = CycleSpec.load(default_cycle_spec_path())
+    home.mkdir()
+    (home / f"dev-{spec.cycle}-{spec.seed}.sqlite").write_bytes(b"\x00garbage" * 4096)
+    code, out = vwt(
+        "run", "dev", "--home", str(home), "--submission", str(reference_dir("no-artifacts"))
+    )
+    assert code == 2 and "is corrupt" in out and ".recover" in out, out
+    assert "Traceback" not in out
+
+
 @pytest.mark.ray
-def test_run_frozen_prints_the_accounting_and_resumes(ray_runtime: None, tmp_path: Path) -> None:
+def test_run_frozen_prints_the_accounting_and_resumes_then_adapted_is_recorded_empty(
+    ray_runtime: None, tmp_path: Path
+) -> None:
     cycle = _cycle(tmp_path / "h")
     home = str(cycle.home)
-    expected = (single_axis_targets(cycle.spec) + 1) * (len(reference_bundles()) + 1) * 2
-    args = ("run", "frozen", "--home", home, "--sandbox", "local", "--tasks", "2", "--k", "1")
+    expected = (single_axis_targets(cycle.spec) + 1) * (len(reference_bundles()) + 1) * 2 * 2
+    args = ("run", "frozen", "--home", home, "--sandbox", "local", "--tasks", "2", "--k", "2")
     code, out = vwt(*args)
     assert code == 0, out
     assert f"{expected} trials planned: 0 already stored, {expected} run now" in out
-    assert f"frozen: {expected} of {expected} trials recorded (0 missing, 0 unexpected)" in out
+    assert (
+        f"frozen: {expected} of {expected} trials recorded ({expected} valid, 0 invalid, "
+        "0 missing, 0 unexpected)"
+    ) in out
     assert "vwt cycle advance adaptation" in out
     assert len(store_for(cycle.home).records("frozen")) == expected
-    code, out = vwt(*args)
-    assert code == 0 and f"{expected} already stored, 0 run now" in out
+    code, out = vwt(*args[:-4], "--json")
+    assert code == 0, out
+    shown = json.loads(out)
+    assert shown["cycle"] == cycle.id and shown["phase"] == "frozen"
+    assert shown["execution"]["already_stored"] == expected and shown["execution"]["ran"] == 0
+    accounting = shown["accounting"]
+    assert accounting["complete"] is accounting["clean"] is True
+    assert (accounting["expected"], accounting["valid"], accounting["invalid"]) == (
+        expected,
+        expected,
+        0,
+    )
+    conditions = [cid for cid, _ in cycle.evaluation_conditions()]
+    assert len(accounting["cells"]) == len(conditions) * (len(reference_bundles()) + 1)
+    assert {c["condition_id"] for c in accounting["cells"]} == set(conditions)
+    assert all(c["planned"] == c["valid"] == 4 for c in accounting["cells"])
+    assert accounting == phase_accounting(cycle, "frozen").as_json()
     (entry, again) = cycle.ledger.entries("run.frozen")
     assert entry.payload["observed"] == again.payload["observed"] == expected
+    assert again.payload["clean"] is True and again.payload["ran"] == 0
+
+    cycle.transition(CycleState.adaptation)
+    cycle.transition(CycleState.adapted_run)
+    code, out = vwt("run", "adapted", "--home", home)
+    assert code == 0 and "0 of 0 trials recorded" in out, out
+    adapted = cycle.ledger.last("run.adapted")
+    assert adapted is not None and adapted.payload["note"] == "no adapted bundles"
+    assert adapted.payload["complete"] is True and adapted.payload["expected"] == 0
 
 
 @pytest.mark.ray
@@ -117,13 +195,103 @@ def test_run_dev_with_a_spec_file(ray_runtime: None, tmp_path: Path) -> None:
     assert load_bundle_dir(reference_dir("no-artifacts")).manifest.name in out
 
 
-def test_adapted_phase_is_recorded_empty_while_nothing_adapts(tmp_path: Path) -> None:
-    cycle = Cycle.init(tmp_path / "h", CycleSpec.load(default_cycle_spec_path()))
-    cycle.generate(5)
-    cycle.commit()
-    for state in ("open", "frozen_run", "adaptation", "adapted_run"):
-        cycle.transition(CycleState(state))
-    code, out = vwt("run", "adapted", "--home", str(cycle.home))
-    assert code == 0 and "0 of 0 trials recorded" in out, out
-    entry = cycle.ledger.last("run.adapted")
-    assert entry is not None and entry.payload["note"] == "no adapted bundles"
+_ARM_KEYS = {"score", "trials", "valid", "invalid", "critical", "safe_stop", "pass_hat_k"}
+
+
+@pytest.mark.ray
+def test_run_dev_json_is_one_documented_object(ray_runtime: None, tmp_path: Path) -> None:
+    home = tmp_path / "dev"
+    skill = reference_dir("typed-skill")
+    args = ("run", "dev", "--home", str(home), "--sandbox", "local", "--submission", str(skill))
+    result = runner.invoke(app, [*args, "--tasks", "2", "--k", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)  # nothing but the object on stdout
+    assert set(shown) == {
+        "submission",
+        "bundle_hash",
+        "condition_id",
+        "model",
+        "tasks",
+        "k",
+        "store",
+        "with",
+        "without",
+        "gain",
+        "interval",
+        "confidence",
+        "p_negative",
+        "execution",
+        "accounting",
+    }
+    assert shown["submission"] == "typed-skill@1" and (shown["tasks"], shown["k"]) == (2, 2)
+    assert set(shown["with"]) == set(shown["without"]) == _ARM_KEYS
+    for arm in ("with", "without"):
+        assert shown[arm]["trials"] == 4 == shown[arm]["valid"] + shown[arm]["invalid"]
+    lo, hi = shown["interval"]
+    assert lo <= shown["gain"] <= hi and 0 <= shown["p_negative"] <= 1
+    assert shown["gain"] == pytest.approx(shown["with"]["score"] - shown["without"]["score"])
+    assert shown["accounting"]["clean"] is True and shown["execution"]["ran"] == 8
+    assert Path(shown["store"]).parent == home
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.slow
+def test_run_dev_with_the_model_server_down_then_up_reruns_exactly_the_invalid_trials(
+    tmp_path: Path,
+) -> None:
+    """The real path: `vwt run dev` in its own process (its own Ray) against the sim models over
+    HTTP, the way a user points an OpenAI-compatible model at a server."""
+    port = _free_port()
+    env = {
+        **os.environ,
+        "OPENAI_API_BASE": f"http://127.0.0.1:{port}/v1",
+        "OPENAI_API_KEY": "sim",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+    env.pop("OPENAI_BASE_URL", None)  # it would win over OPENAI_API_BASE
+    home = tmp_path / "dev"
+
+    def dev(k: int) -> tuple[int, dict[str, Any] | None, str]:
+        args = ["run", "dev", "--json", "--sandbox", "local", "--home", str(home)]
+        args += ["--submission", str(reference_dir("typed-skill")), "--model", "openai/acme-2"]
+        done = subprocess.run(
+            [sys.executable, "-m", "vwt", *args, "--tasks", "2", "--k", str(k)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        return done.returncode, json.loads(done.stdout) if done.stdout else None, done.stderr
+
+    with SimServer(port=port):
+        code, first, err = dev(1)
+    assert code == 0 and first is not None, err
+    assert first["accounting"]["valid"] == 4
+
+    code, down, err = dev(2)  # the server is down: the 4 new trials fail, the 4 old are reused
+    assert code == 2 and down is not None, err
+    assert "error: 4 of 8 dev trials are still invalid after 3 attempts each; first:" in err
+    assert "openai/acme-2" in err and "Connection" in err and "run the same command again" in err
+    assert (down["execution"]["already_stored"], down["execution"]["ran"]) == (4, 12)
+    assert (down["with"]["invalid"], down["without"]["invalid"]) == (2, 2)
+    store = TrialStore(Path(down["store"]))
+    invalid = {r.key for r in store.records("dev") if r.outcome == "invalid"}
+    assert len(invalid) == 4
+
+    with SimServer(port=port) as server:
+        code, up, err = dev(2)
+    assert code == 0 and up is not None, err
+    assert (up["execution"]["already_stored"], up["execution"]["ran"]) == (4, 4)
+    assert up["execution"]["retried"] == 4 and server.stats.answered > 0
+    assert up["accounting"]["invalid"] == 0 and up["accounting"]["clean"] is True
+    assert up["with"]["invalid"] == up["without"]["invalid"] == 0
+    assert up["with"]["valid"] == up["without"]["valid"] == 4
+    history = store.attempts("dev")
+    rerun = {r.key for r in history if r.attempt == 4 and r.outcome != "invalid"}
+    assert rerun == invalid  # exactly the invalid trials ran, each as its 4th attempt
+    assert len(history) == 4 + 4 * 4
