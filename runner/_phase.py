@@ -81,13 +81,17 @@ def check_evaluation_size(spec: CycleSpec, tasks_per_split: int | None, k: int |
         )
 
 
-def invalid_trials_error(accounting: Accounting, execution: Execution) -> RunnerError:
-    """The error for trials still invalid after their attempts, naming the first reason."""
+def invalid_trials_error(
+    accounting: Accounting, execution: Execution, bypass: str | None = None
+) -> RunnerError:
+    """The error for trials still invalid after their attempts, naming the first reason;
+    ``bypass`` is the command that goes on without them, if there is one."""
     first = f"; first: {execution.first_invalid}" if execution.first_invalid else ""
+    other = f", or go on without them: {bypass} (recorded)" if bypass else ""
     return RunnerError(
         f"{accounting.invalid} of {accounting.expected} {accounting.phase} trials are still "
         f"invalid after {execution.max_attempts} attempts each{first}",
-        "fix the cause, then " + RERUN_HINT,
+        "fix the cause, then " + RERUN_HINT + other,
     )
 
 

@@ -101,6 +101,10 @@ _NEXT = {
     "frozen": "`vwt cycle advance adaptation` when the frozen runs are final",
     "adapted": "`vwt conditions reveal`, then `vwt report build`",
 }
+_BYPASS = {
+    "frozen": "`vwt cycle advance adaptation --home {home} --accept-invalid`",
+    "adapted": "`vwt conditions reveal --home {home} --accept-invalid`",
+}
 
 
 def _phase(
@@ -135,7 +139,7 @@ def _phase(
     else:
         _print_run(execution, accounting)
     if accounting.invalid:
-        raise invalid_trials_error(accounting, execution)
+        raise invalid_trials_error(accounting, execution, _BYPASS[phase].format(home=home))
     if not as_json:
         console.print(f"next: {_NEXT[phase]}", highlight=False)
 

@@ -15,10 +15,11 @@ from typer.testing import CliRunner
 
 from benchmark import default_cycle_spec_path
 from benchmark.sim import SimServer
-from conditions import Cycle, CycleSpec, CycleState
-from runner import TrialStore, phase_accounting, store_for
+from conditions import ConditionsError, Cycle, CycleSpec, CycleState
+from runner import TrialStore, phase_accounting, run_batch, store_for
 from submissions import load_bundle_dir, reference_bundles, reference_dir, submit
 from tests.reports.test_verify import single_axis_targets, small_spec
+from tests.runner.test_execute import failing_first
 from tests.runner.test_lock import held_by_another_process
 from vwt.cli import app
 
@@ -143,6 +144,38 @@ def test_run_frozen_prints_the_accounting_and_resumes_then_adapted_is_recorded_e
     adapted = cycle.ledger.last("run.adapted")
     assert adapted is not None and adapted.payload["note"] == "no adapted bundles"
     assert adapted.payload["complete"] is True and adapted.payload["expected"] == 0
+
+
+@pytest.mark.ray
+def test_run_frozen_with_trials_still_invalid_names_the_reason_and_blocks_the_advance(
+    ray_runtime: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    monkeypatch.setattr("runner._execute.run_batch", failing_first(marks, times=99))
+    cycle = _cycle(tmp_path / "h")
+    home = str(cycle.home)
+    code, out = vwt("run", "frozen", "--home", home, "--sandbox", "local", "--max-attempts", "2")
+    assert code == 2, out
+    half = len(store_for(cycle.home).records("frozen")) // 2
+    assert f"{half} of {2 * half} frozen trials are still invalid after 2 attempts each" in out
+    assert "first: " in out and "model: Timeout: injected (2)" in out
+    assert f"vwt cycle advance adaptation --home {home} --accept-invalid" in out
+    entry = cycle.ledger.last("run.frozen")
+    assert entry is not None and entry.payload["invalid"] == half
+    assert entry.payload["complete"] is True and entry.payload["clean"] is False
+    assert "injected (2)" in entry.payload["first_invalid"]
+    assert len(store_for(cycle.home).attempts("frozen")) == 3 * half  # 2 tries of the invalid
+    with pytest.raises(ConditionsError, match="invalid"):
+        cycle.transition(CycleState.adaptation)
+
+    monkeypatch.setattr("runner._execute.run_batch", run_batch)  # the cause is fixed
+    code, out = vwt("run", "frozen", "--home", home, "--sandbox", "local", "--json")
+    assert code == 0, out
+    shown = json.loads(out)
+    assert (shown["execution"]["ran"], shown["execution"]["already_stored"]) == (half, half)
+    assert shown["accounting"]["clean"] is True
+    cycle.transition(CycleState.adaptation)
 
 
 @pytest.mark.ray
