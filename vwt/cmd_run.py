@@ -154,13 +154,13 @@ def frozen(
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
     as_json: AsJson = False,
 ) -> None:
-    """Run every submission as submitted, and the baseline, in the source and every target.
+    """Run every submission and the baseline in the source and every target.
 
-    Needs the cycle in state frozen_run; runs at the evaluation size committed in the spec.
-    Trials with a valid record are not repeated: after an interruption, or when trials are
-    still invalid (exit 2, naming the first reason), run the same command again. With
-    --json, prints {"cycle", "phase", "execution", "accounting"} (accounting with per-cell
-    counts, "complete" and "clean").
+    Needs the cycle in state frozen_run; runs at the committed evaluation size.
+    Trials with a valid record are not repeated: after an interruption, or
+    while trials are still invalid (exit 2, naming the first reason), run the
+    same command again. --json prints one object: cycle, phase, execution and
+    accounting (per-cell counts, complete, clean).
     """
     _phase("frozen", home, sandbox, tasks, k, max_attempts, as_json)
 
@@ -177,8 +177,9 @@ def adapted(
 ) -> None:
     """Run the adapted phase (cycle in state adapted_run).
 
-    No adaptation procedure exists yet, so there are no adapted bundles: the phase is
-    recorded empty in the ledger and nothing runs. --json as for `run frozen`.
+    No adaptation procedure exists yet, so there are no adapted bundles: the
+    phase is recorded empty in the ledger and nothing runs. --json as for
+    `run frozen`.
     """
     _phase("adapted", home, sandbox, tasks, k, max_attempts, as_json)
 
@@ -273,16 +274,17 @@ def dev(
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
     as_json: AsJson = False,
 ) -> None:
-    """Run a bundle and the no-artifact baseline on the source condition's dev split.
+    """Run a bundle and the no-artifact baseline on the source's dev split.
 
-    Prints that one cell: success rates, gain with its interval, critical drift failures,
-    safe stops and pass^k. Trials with a valid record are reused, so re-running after editing
-    the bundle only runs its own arm, and re-running after a failure (e.g. the model server
-    was down) runs only the invalid trials. Exits 2, naming the first reason, while trials are
-    still invalid. With --json, prints {"submission", "bundle_hash", "condition_id", "model",
-    "tasks", "k", "store", "with": {"score", "trials", "valid", "invalid", "critical",
-    "safe_stop"}, "without": {...}, "gain", "interval": [lo, hi], "p_negative", "execution",
-    "accounting"}.
+    Prints that one cell: success rates, gain with its interval, critical drift
+    failures, safe stops and pass^k. Trials with a valid record are reused:
+    re-running after editing the bundle runs only its own arm, re-running after
+    a failure (say the model server was down) runs only the invalid trials.
+    Exits 2, naming the first reason, while trials are still invalid. --json
+    prints one object: submission, bundle_hash, condition_id, model, tasks, k,
+    store, with and without (score, trials, valid, invalid, critical,
+    safe_stop, pass_hat_k), gain, interval (lo, hi), confidence, p_negative,
+    execution and accounting.
     """
     bundle = load_bundle(submission)
     spec = CycleSpec.load(spec_path if spec_path is not None else default_cycle_spec_path())
