@@ -2,7 +2,7 @@
 
 import os
 
-# litellm (imported lazily, on the first model call) fetches a price map at import unless
+# litellm (imported lazily, by load_litellm) fetches a price map at import unless
 # told not to; vwt works offline.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -12,11 +12,12 @@ from benchmark._backend_client import (
     BackendUnavailable,
     backend_argv,
     backend_files,
+    backend_timeout,
 )
 from benchmark._check import check_cycle_spec
 from benchmark._environment import ToolResult, TrialEnvironment
 from benchmark._model_check import check_model
-from benchmark._models import ModelCallFailed, Usage, complete
+from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete, load_litellm
 from benchmark._oracle import CriticalFlag, check_call
 from benchmark._registry import (
     FAMILIES,
@@ -40,6 +41,7 @@ __all__ = [
     "CriticalFlag",
     "Family",
     "ModelCallFailed",
+    "ModelPolicy",
     "Outcome",
     "Task",
     "ToolResult",
@@ -49,6 +51,7 @@ __all__ = [
     "VerifierResult",
     "backend_argv",
     "backend_files",
+    "backend_timeout",
     "check_call",
     "check_cycle_spec",
     "check_model",
@@ -58,6 +61,7 @@ __all__ = [
     "family",
     "family_for_env",
     "interface_version",
+    "load_litellm",
     "run_trial",
     "serve",
     "served_interface",

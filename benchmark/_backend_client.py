@@ -5,11 +5,15 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from benchmark._task import Family
+from benchmark.errors import BenchmarkError
+
+T = TypeVar("T")
 
 
 class BackendCallError(Exception):
@@ -34,17 +38,50 @@ def backend_argv(python: Sequence[str] = ("python3",)) -> list[str]:
     return [*python, "vwt/backend_server.py", "vwt/backend.py"]
 
 
-class BackendProcess:
-    """Multiplexes JSON-lines requests from concurrent trials over one server process."""
+TIMEOUT_ENV = "VWT_BACKEND_TIMEOUT_S"
+"""Environment variable: seconds a backend may stay silent with a request pending."""
+DEFAULT_TIMEOUT_S = 120.0
+_SLICE_S = 1.0
+"""Seconds between checks of a pending request."""
 
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+
+def backend_timeout(environ: Mapping[str, str] | None = None) -> float:
+    """The backend silence limit: ``VWT_BACKEND_TIMEOUT_S`` (seconds, default 120)."""
+    raw = (os.environ if environ is None else environ).get(TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 3600:
+        raise BenchmarkError(
+            f"{TIMEOUT_ENV}={raw!r} is not a number of seconds in (0, 3600]",
+            f"set {TIMEOUT_ENV} to e.g. 300, or unset it for the default ({DEFAULT_TIMEOUT_S:g} s)",
+        )
+    return value
+
+
+class BackendProcess:
+    """Multiplexes JSON-lines requests from concurrent trials over one server process.
+
+    A request fails as :class:`BackendUnavailable` when the process exits, or when the
+    server stays silent (answers no request at all) for ``timeout`` seconds of this event
+    loop's running time while the request is pending. Time the loop spends blocked
+    elsewhere does not count, nor does time the server spends answering requests queued
+    before it: load slows trials down but does not make them invalid.
+    """
+
+    def __init__(self, proc: asyncio.subprocess.Process, timeout: float | None = None) -> None:
         if proc.stdin is None or proc.stdout is None:
             raise ValueError("backend process needs stdin and stdout pipes")
+        self.timeout = backend_timeout() if timeout is None else timeout
         self._proc = proc
         self._stdin: asyncio.StreamWriter = proc.stdin
         self._stdout: asyncio.StreamReader = proc.stdout
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._heard = 0
         self._reader = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
@@ -52,6 +89,7 @@ class BackendProcess:
             line = await self._stdout.readline()
             if not line:
                 break
+            self._heard += 1
             msg = json.loads(line)
             future = self._pending.pop(msg.get("id"), None)
             if future is not None and not future.done():
@@ -61,21 +99,47 @@ class BackendProcess:
                 future.set_exception(BackendUnavailable("backend process exited"))
         self._pending.clear()
 
-    async def request(self, op: str, session: str, timeout: float = 30.0, **fields: Any) -> Any:
-        """Send one request and wait for its answer."""
+    async def _wait(self, future: asyncio.Future[T], limit: float, what: str) -> T:
+        """``future``'s result, or BackendUnavailable after ``limit`` s of server silence."""
+        loop = asyncio.get_running_loop()
+        silent, heard = 0.0, self._heard
+        while not future.done():
+            step = min(_SLICE_S, limit - silent)
+            started = loop.time()
+            await asyncio.wait([future], timeout=step)
+            if self._heard != heard:  # the server is working through earlier requests
+                silent, heard = 0.0, self._heard
+            else:  # a loop blocked for longer than `step` counts as `step`
+                silent += min(loop.time() - started, step)
+            if silent >= limit and not future.done():
+                future.cancel()
+                raise BackendUnavailable(
+                    f"backend server (pid {self._proc.pid}) silent for {limit:g} s "
+                    f"with {what} pending (limit: {TIMEOUT_ENV})"
+                )
+        return future.result()
+
+    async def request(
+        self, op: str, session: str, timeout: float | None = None, **fields: Any
+    ) -> Any:
+        """Send one request and wait for its answer (``timeout``: the silence limit, default
+        the process's)."""
         if self._reader.done():
             raise BackendUnavailable("backend process exited")
+        limit = self.timeout if timeout is None else timeout
+        what = f"request {op!r} of session {session[:16]!r}"
         rid = next(self._ids)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[rid] = future
         line = json.dumps({"id": rid, "op": op, "session": session, **fields}) + "\n"
         try:
             self._stdin.write(line.encode())
-            await self._stdin.drain()
-            msg = await asyncio.wait_for(future, timeout)
-        except (ConnectionError, TimeoutError) as e:
+            await self._wait(asyncio.ensure_future(self._stdin.drain()), limit, f"writing {what}")
+            msg = await self._wait(future, limit, what)
+        except ConnectionError as e:
+            raise BackendUnavailable(f"backend closed its input at {what}: {e!r}") from e
+        finally:
             self._pending.pop(rid, None)
-            raise BackendUnavailable(f"backend did not answer: {e!r}") from e
         if not msg.get("ok"):
             raise BackendCallError(str(msg.get("error")))
         return msg.get("result")

@@ -3,39 +3,122 @@
 from __future__ import annotations
 
 import asyncio
-import functools
+import os
+import threading
 import time
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from benchmark.errors import BenchmarkError
 from benchmark.sim import register_sim_provider
 
+TIMEOUT_ENV = "VWT_MODEL_TIMEOUT_S"
+"""Environment variable: seconds one model request may take before it counts as failed."""
+ATTEMPTS_ENV = "VWT_MODEL_ATTEMPTS"
+"""Environment variable: requests per model call (first try plus retries) before 'invalid'."""
 
-@functools.cache
-def _litellm() -> ModuleType:
-    """litellm, imported on first use (the import takes seconds) with the sim provider on."""
-    import litellm
-
-    register_sim_provider()
-    return litellm
+_LOCK = threading.Lock()
+_LITELLM: ModuleType | None = None
+_REASON_CHARS = 1000
+"""Longest provider message kept in an 'invalid' reason."""
 
 
-def _retriable(litellm: ModuleType) -> tuple[type[Exception], ...]:
+def load_litellm() -> ModuleType:
+    """litellm, ready for trials: imported, banners off, the sim provider registered.
+
+    The import takes seconds (longer under load), so workers call this before serving trials;
+    inside a running event loop the gateway runs it in a thread instead of blocking the loop.
+    """
+    global _LITELLM
+    with _LOCK:
+        if _LITELLM is None:
+            import litellm
+
+            # litellm prints "Give Feedback / Get Help" and "Provider List" banners on stdout
+            # for every failed call unless told not to; the failure is in the trial record.
+            litellm.suppress_debug_info = True
+            register_sim_provider()
+            _LITELLM = litellm
+        return _LITELLM
+
+
+async def _litellm() -> ModuleType:
+    return _LITELLM if _LITELLM is not None else await asyncio.to_thread(load_litellm)
+
+
+def _retriable(litellm: ModuleType, error: Exception) -> bool:
+    """Transient: a connection error, a timeout, 429 or a server error. A generic API error
+    carrying a client status (litellm maps e.g. 403 so) is not."""
     e = litellm.exceptions
-    return (
+    transient = (
         e.APIConnectionError,
         e.APIError,
+        e.BadGatewayError,
         e.InternalServerError,
         e.RateLimitError,
         e.ServiceUnavailableError,
         e.Timeout,
     )
+    status = getattr(error, "status_code", None)
+    client_error = isinstance(status, int) and 400 <= status < 500 and status not in (408, 429)
+    return isinstance(error, transient) and not client_error
 
 
 class ModelCallFailed(Exception):
-    """A model call failed after its retries: the trial is 'invalid', not a failure."""
+    """A model call failed (after its retries, if retriable): the trial is 'invalid', not a
+    failure. The message starts with the provider error's class name."""
+
+
+class ModelPolicy(BaseModel):
+    """How the gateway calls a model: per-request timeout, attempts, backoff between them.
+
+    A provider that never answers costs at most ``attempts × timeout_s`` plus the backoffs
+    per call (3 × 60 s + 1.25 s by default), and the trial ends 'invalid' at its first
+    failed call.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    timeout_s: float = Field(
+        default=60.0, gt=0, le=3600, description="Seconds one request may take."
+    )
+    attempts: int = Field(
+        default=3, ge=1, le=20, description="Requests per call before it fails (retries + 1)."
+    )
+    backoff_s: float = Field(
+        default=0.25,
+        ge=0,
+        le=60,
+        description="Wait before the first retry; each later retry waits 4 times longer.",
+    )
+
+    def delay(self, retry: int) -> float:
+        """Seconds to wait before retry number ``retry`` (0 for the first)."""
+        return float(self.backoff_s * 4**retry)
+
+    @classmethod
+    def from_env(cls, attempts: int = 3, environ: Mapping[str, str] | None = None) -> ModelPolicy:
+        """The policy set by ``VWT_MODEL_TIMEOUT_S`` and ``VWT_MODEL_ATTEMPTS`` (defaults: 60 s;
+        ``attempts``); a malformed value is a BenchmarkError naming the variable."""
+        env = os.environ if environ is None else environ
+        fields: dict[str, str] = {"attempts": str(attempts)}
+        for name, field in ((TIMEOUT_ENV, "timeout_s"), (ATTEMPTS_ENV, "attempts")):
+            raw = env.get(name, "").strip()
+            if raw:
+                fields[field] = raw
+        try:
+            return cls.model_validate(fields)
+        except ValidationError as e:
+            problem = e.errors()[0]
+            name = TIMEOUT_ENV if problem["loc"] == ("timeout_s",) else ATTEMPTS_ENV
+            raise BenchmarkError(
+                f"{name}={env.get(name)!r}: {problem['msg']}",
+                f"set {TIMEOUT_ENV} to seconds in (0, 3600] and {ATTEMPTS_ENV} to 1..20, "
+                "or unset them for the defaults (60 s, 3 attempts)",
+            ) from None
 
 
 class Usage(BaseModel):
@@ -57,24 +140,50 @@ class Usage(BaseModel):
         self.latency_s += seconds
 
 
+def _reason(error: Exception, model: str, attempts: int | None = None) -> str:
+    """'<ErrorClass>: <model>: <message>', one line, bounded."""
+    message = " ".join(str(error).split())[:_REASON_CHARS]
+    after = f" (after {attempts} attempts)" if attempts and attempts > 1 else ""
+    return f"{type(error).__name__}: {model}: {message}{after}"
+
+
+def _assistant(response: Any) -> dict[str, Any]:
+    message = response.choices[0].message
+    out: dict[str, Any] = {"role": "assistant", "content": message.content}
+    if message.tool_calls:
+        out["tool_calls"] = [
+            {
+                "id": tc.id,
+                "type": "function",
+                "function": {"name": tc.function.name, "arguments": tc.function.arguments},
+            }
+            for tc in message.tool_calls
+        ]
+    return out
+
+
 async def complete(
     model: str,
     messages: list[dict[str, Any]],
     tools: list[dict[str, Any]],
     *,
     seed: int,
-    retries: int,
     usage: Usage,
-    timeout: float = 120.0,
+    policy: ModelPolicy | None = None,
 ) -> dict[str, Any]:
-    """One chat completion with tools; returns the assistant message as a plain dict."""
-    litellm = _litellm()
-    retriable = _retriable(litellm)
-    delay = 0.05
-    for attempt in range(retries + 1):
+    """One chat completion with tools; returns the assistant message as a plain dict.
+
+    Transient provider errors (connection, timeout, 429, 5xx) are retried per ``policy``
+    (default: :meth:`ModelPolicy.from_env`); any other error (404, 400, 401/403, a reply that
+    cannot be read, anything raised) fails the call at once. Either way the failure is a
+    :class:`ModelCallFailed` whose message starts with the error's class name.
+    """
+    policy = policy or ModelPolicy.from_env()
+    litellm = await _litellm()
+    for attempt in range(policy.attempts):
         start = time.perf_counter()
         try:
-            # The harness's retry policy is the only one: the provider client must not
+            # The gateway's retry policy is the only one: the provider client must not
             # multiply it with retries of its own.
             response = await litellm.acompletion(
                 model=model,
@@ -83,25 +192,16 @@ async def complete(
                 seed=seed,
                 temperature=0,
                 max_retries=0,
-                timeout=timeout,
+                timeout=policy.timeout_s,
             )
-        except retriable as e:
-            if attempt == retries:
-                raise ModelCallFailed(f"{model}: {type(e).__name__}: {e}") from e
-            await asyncio.sleep(delay)
-            delay *= 4
+            reply = _assistant(response)
+        except Exception as e:  # any error ends the trial ('invalid'), never the batch
+            if not _retriable(litellm, e):
+                raise ModelCallFailed(_reason(e, model)) from e
+            if attempt + 1 == policy.attempts:
+                raise ModelCallFailed(_reason(e, model, policy.attempts)) from e
+            await asyncio.sleep(policy.delay(attempt))
             continue
         usage.add(response, time.perf_counter() - start)
-        message = response.choices[0].message
-        out: dict[str, Any] = {"role": "assistant", "content": message.content}
-        if message.tool_calls:
-            out["tool_calls"] = [
-                {
-                    "id": tc.id,
-                    "type": "function",
-                    "function": {"name": tc.function.name, "arguments": tc.function.arguments},
-                }
-                for tc in message.tool_calls
-            ]
-        return out
+        return reply
     raise AssertionError("unreachable")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -61,7 +62,8 @@ async def run_trial(
     artifacts: AgentArtifacts,
     seed: int,
 ) -> TrialResult:
-    """Run, verify and classify one trial; infrastructure failures become 'invalid'."""
+    """Run, verify and classify one trial. Infrastructure failures, and any other error
+    raised, make it 'invalid' (the reason names the error's class); the batch goes on."""
     env = TrialEnvironment(family, task, served, backend, session)
     run = AgentRun()
     try:
@@ -71,6 +73,13 @@ async def run_trial(
         await env.close()
     except BackendUnavailable as e:
         run.invalid = f"backend: {e}"
+        return TrialResult(
+            outcome=Outcome.INVALID, run=run, verifier=None, critical=env.critical, error=str(e)
+        )
+    except Exception as e:  # whatever else went wrong ends this trial, not its batch
+        run.invalid = f"{type(e).__name__}: {e}"
+        with contextlib.suppress(Exception):
+            await env.close()
         return TrialResult(
             outcome=Outcome.INVALID, run=run, verifier=None, critical=env.critical, error=str(e)
         )

@@ -1,4 +1,4 @@
-"""Starting Ray on the local machine, once per process."""
+"""Starting Ray, once per process: a private local runtime on loopback, or an existing cluster."""
 
 from __future__ import annotations
 
@@ -6,31 +6,65 @@ import logging
 import os
 from typing import Any
 
+ADDRESS_ENV = "VWT_RAY_ADDRESS"
+"""Environment variable: address of an existing Ray cluster to run on (``ray.init(address)``)."""
+
+FORWARDED_ENV = ("VWT_MODEL_TIMEOUT_S", "VWT_MODEL_ATTEMPTS", "VWT_BACKEND_TIMEOUT_S")
+"""Settings of the driver's environment that workers get too (on a cluster as well)."""
+
+_SINGLE_MACHINE_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+def _single_machine() -> None:
+    """Make Ray keep 127.0.0.1 as this node's address.
+
+    Ray replaces a loopback ``_node_ip_address`` with the machine's routable address (and
+    its servers then listen on every interface) unless clusters are disabled, which Ray
+    reads from this variable when it is imported and from ``ray_constants`` afterwards.
+    """
+    os.environ[_SINGLE_MACHINE_ENV] = "0"
+    from ray._private import ray_constants
+
+    ray_constants.ENABLE_RAY_CLUSTER = False
+
 
 def start_ray(num_cpus: int | None = None, setup_hook: str | None = None) -> None:
-    """Start a local Ray runtime unless one is running (loopback only, no dashboard).
+    """Start Ray unless it is running in this process.
 
-    ``setup_hook`` names a function (``module.attr``) every worker runs at start-up.
+    Without ``VWT_RAY_ADDRESS``: a new local runtime whose every server (GCS, raylet, object
+    manager, workers) listens on 127.0.0.1 only, without a dashboard. With it: connect to
+    that cluster (e.g. ``ray://head:10001`` or ``head:6379``); its nodes need the model
+    provider's credentials in their own environment. ``setup_hook`` names a function
+    (``module.attr``) every worker runs at start-up.
     """
     import ray
 
     if ray.is_initialized():
         return
-    runtime_env: dict[str, Any] = {
-        "env_vars": {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "RAY_USAGE_STATS_ENABLED": "0"}
-    }
+    env_vars = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "RAY_USAGE_STATS_ENABLED": "0"}
+    env_vars |= {k: os.environ[k] for k in FORWARDED_ENV if k in os.environ}
+    runtime_env: dict[str, Any] = {"env_vars": env_vars}
     if setup_hook:
         runtime_env["worker_process_setup_hook"] = setup_hook
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    address = os.environ.get(ADDRESS_ENV, "").strip()
     # Ray turns token auth on for local clusters and warns that it did; that is what we want.
     logging.getLogger("ray._private.authentication.authentication_token_setup").setLevel(
         logging.ERROR
     )
+    common: dict[str, Any] = {
+        "runtime_env": runtime_env,
+        "logging_level": logging.WARNING,
+        "log_to_driver": True,
+    }
+    if address:
+        ray.init(address=address, **common)
+        return
+    _single_machine()
     ray.init(
+        address="local",  # never a cluster named by RAY_ADDRESS: that is VWT_RAY_ADDRESS's job
         num_cpus=num_cpus or os.cpu_count() or 1,
         include_dashboard=False,
         _node_ip_address="127.0.0.1",
-        runtime_env=runtime_env,
-        logging_level=logging.WARNING,
-        log_to_driver=True,
+        **common,
     )

@@ -12,10 +12,13 @@ from datetime import UTC, datetime
 from benchmark import (
     BackendProcess,
     Family,
+    ModelPolicy,
     TrialResult,
     backend_argv,
     backend_files,
+    backend_timeout,
     family,
+    load_litellm,
     run_trial,
     serve,
 )
@@ -129,12 +132,30 @@ async def run_batch_async(
             await backend.close()
 
 
+class BatchFailed(Exception):
+    """A batch could not run at all (its sandbox or backend failed to start, a setting is
+    malformed). Carries only a message, so it crosses process boundaries intact."""
+
+
 def run_batch(
     batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16
 ) -> list[tuple[str, bytes]]:
-    """Synchronous entry point (one event loop per worker process, reused across batches)."""
+    """Synchronous entry point (one event loop per worker process, reused across batches).
+
+    Heavy imports happen here, before the loop runs and before any deadline starts: litellm
+    takes seconds to import (far longer under load), and imported on the first model call it
+    would stall every trial of the batch. Errors that stop the whole batch are raised as
+    :class:`BatchFailed` naming their class; a trial's own errors end only that trial.
+    """
     global _LOOP
-    if _LOOP is None or _LOOP.is_closed():
-        _LOOP = asyncio.new_event_loop()
-    batch = Batch.model_validate_json(batch_json)
-    return _LOOP.run_until_complete(run_batch_async(batch, sandbox_kind, concurrency))
+    try:
+        load_litellm()
+        ModelPolicy.from_env()
+        backend_timeout()
+        if _LOOP is None or _LOOP.is_closed():
+            _LOOP = asyncio.new_event_loop()
+        batch = Batch.model_validate_json(batch_json)
+        return _LOOP.run_until_complete(run_batch_async(batch, sandbox_kind, concurrency))
+    except Exception as e:  # litellm's and others' errors may not survive pickling (Ray)
+        hint = getattr(e, "hint", None)
+        raise BatchFailed(f"{type(e).__name__}: {e}" + (f" ({hint})" if hint else "")) from None

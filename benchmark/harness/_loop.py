@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark._environment import ToolResult, TrialEnvironment
-from benchmark._models import ModelCallFailed, Usage, complete
+from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete
 from benchmark.harness._artifacts import (
     AgentArtifacts,
     render_index,
@@ -57,6 +57,8 @@ class _Agent:
         self.skills = [s for s in artifacts.skills if s.applies_to(family)]
         self.run = AgentRun()
         self.served = {env.family.env_id: env.served}
+        # the harness's retries are the default; the operator's environment may change them
+        self.policy = ModelPolicy.from_env(attempts=harness.model_retries + 1)
 
     def system_prompt(self) -> str:
         parts = [self.harness.preamble]
@@ -150,8 +152,8 @@ class _Agent:
                     messages,
                     tools,
                     seed=self.seed,
-                    retries=self.harness.model_retries,
                     usage=run.usage,
+                    policy=self.policy,
                 )
             except ModelCallFailed as e:
                 run.invalid = str(e)

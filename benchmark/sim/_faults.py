@@ -35,8 +35,10 @@ class FaultPlan(BaseModel):
     error_rate: float = Field(
         default=0.0, ge=0.0, le=1.0, description="Probability a later request gets `status`."
     )
-    status: Literal[429, 500, 503] = Field(
-        default=500, description="HTTP status of injected errors (429, 500 or 503)."
+    status: Literal[400, 401, 403, 404, 429, 500, 503] = Field(
+        default=500,
+        description="HTTP status of injected errors: 429, 500 and 503 are transient (the "
+        "gateway retries them); 400, 401, 403 and 404 are not.",
     )
     delay_s: float = Field(
         default=0.0, ge=0.0, le=600.0, description="Seconds every request waits before its reply."

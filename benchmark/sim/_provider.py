@@ -13,6 +13,9 @@ from litellm.types.utils import ChatCompletionMessageToolCall, Function, Usage
 from benchmark.sim._answer import answer
 from benchmark.sim._catalogue import PROVIDER, SIM_MODELS
 
+# no "Give Feedback / Get Help" or "Provider List" banners on stdout for failed calls
+litellm.suppress_debug_info = True
+
 
 class SimLLM(CustomLLM):
     """litellm handler for ``sim/<model>``: decides the next move from the request alone."""

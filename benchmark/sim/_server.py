@@ -30,7 +30,16 @@ from benchmark.sim._wire import (
 )
 
 HOST = "127.0.0.1"
-_ERROR_KINDS = {429: "rate_limit_exceeded", 500: "server_error", 503: "service_unavailable"}
+_ERROR_KINDS = {
+    400: ("invalid_request_error", "invalid_request"),
+    401: ("authentication_error", "invalid_api_key"),
+    403: ("permission_error", "permission_denied"),
+    404: ("invalid_request_error", "model_not_found"),
+    429: ("rate_limit_exceeded", "rate_limit_exceeded"),
+    500: ("server_error", "server_error"),
+    503: ("service_unavailable", "service_unavailable"),
+}
+"""OpenAI error (type, code) of each injectable status."""
 
 
 def _json(status: int, body: dict[str, Any]) -> Reply:
@@ -163,7 +172,7 @@ class SimServer:
             return Reply(200, MALFORMED_BODIES[index % len(MALFORMED_BODIES)])
         status = self.faults.status
         message = f"injected fault: request {index} fails with {status}"
-        return _json(status, error_body(message, _ERROR_KINDS[status], _ERROR_KINDS[status]))
+        return _json(status, error_body(message, *_ERROR_KINDS[status]))
 
     def _answer(self, body: bytes, index: int) -> Reply:
         try:

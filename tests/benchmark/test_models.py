@@ -1,26 +1,36 @@
-"""The model gateway: retries through litellm, then 'invalid' rather than a failure."""
+"""The model gateway: retries transient errors, fails the call on any other, never prints."""
 
 import asyncio
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 from typing import Any
 
+import httpx
 import litellm
 import pytest
 from litellm import CustomLLM
 
-from benchmark import ModelCallFailed, Usage, complete
+from benchmark import BenchmarkError, ModelCallFailed, ModelPolicy, Usage, complete
+
+FAST = ModelPolicy(timeout_s=5, attempts=3, backoff_s=0.01)
 
 
-class _Flaky(CustomLLM):
-    def __init__(self, failures: int) -> None:
+class _Scripted(CustomLLM):
+    """Raises ``errors`` in order, then answers (or returns ``reply`` as given)."""
+
+    def __init__(self, errors: list[Exception], reply: Any = None) -> None:
         super().__init__()
-        self.failures, self.calls = failures, 0
+        self.errors, self.reply, self.calls = errors, reply, 0
 
     async def acompletion(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         self.calls += 1
-        if self.calls <= self.failures:
-            raise litellm.exceptions.ServiceUnavailableError(
-                message="overloaded", llm_provider="flaky", model="flaky/m"
-            )
+        if self.calls <= len(self.errors):
+            raise self.errors[self.calls - 1]
+        if self.reply is not None:
+            return self.reply
         return litellm.ModelResponse(
             choices=[{"message": {"role": "assistant", "content": "done"}}],
             usage={"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
@@ -28,34 +38,140 @@ class _Flaky(CustomLLM):
 
 
 @pytest.fixture
-def flaky() -> Any:
-    def register(failures: int) -> _Flaky:
-        handler = _Flaky(failures)
-        others = [e for e in litellm.custom_provider_map if e["provider"] != "flaky"]
-        litellm.custom_provider_map = [*others, {"provider": "flaky", "custom_handler": handler}]
+def scripted() -> Any:
+    def register(errors: list[Exception], reply: Any = None) -> _Scripted:
+        handler = _Scripted(errors, reply)
+        others = [e for e in litellm.custom_provider_map if e["provider"] != "scripted"]
+        litellm.custom_provider_map = [*others, {"provider": "scripted", "custom_handler": handler}]
         return handler
 
     yield register
     litellm.custom_provider_map = [
-        e for e in litellm.custom_provider_map if e["provider"] != "flaky"
+        e for e in litellm.custom_provider_map if e["provider"] != "scripted"
     ]
 
 
-def _complete(retries: int) -> tuple[dict[str, Any], Usage]:
+def _unavailable() -> Exception:
+    return litellm.exceptions.ServiceUnavailableError(
+        message="overloaded", llm_provider="scripted", model="scripted/m"
+    )
+
+
+def _complete(policy: ModelPolicy = FAST) -> tuple[dict[str, Any], Usage]:
     usage = Usage()
     msgs = [{"role": "user", "content": "hi"}]
-    reply = asyncio.run(complete("flaky/m", msgs, [], seed=1, retries=retries, usage=usage))
+    reply = asyncio.run(complete("scripted/m", msgs, [], seed=1, usage=usage, policy=policy))
     return reply, usage
 
 
-def test_transient_errors_are_retried(flaky: Any) -> None:
-    handler = flaky(2)
-    reply, usage = _complete(retries=2)
+def test_transient_errors_are_retried(scripted: Any) -> None:
+    handler = scripted([_unavailable(), _unavailable()])
+    reply, usage = _complete()
     assert reply["content"] == "done" and handler.calls == 3 and usage.calls == 1
 
 
-def test_persistent_errors_become_model_call_failed(flaky: Any) -> None:
-    handler = flaky(10)
-    with pytest.raises(ModelCallFailed, match="flaky/m"):
-        _complete(retries=1)
+def test_persistent_errors_fail_after_the_attempts_naming_the_class(scripted: Any) -> None:
+    handler = scripted([_unavailable()] * 10)
+    with pytest.raises(ModelCallFailed) as failed:
+        _complete(FAST.model_copy(update={"attempts": 2}))
     assert handler.calls == 2
+    assert str(failed.value).startswith("ServiceUnavailableError: scripted/m: ")
+    assert str(failed.value).endswith("(after 2 attempts)")
+
+
+@pytest.mark.parametrize(
+    ("error", "name"),
+    [
+        (litellm.exceptions.NotFoundError("no such model", "scripted/m", "scripted"), "NotFound"),
+        (litellm.exceptions.BadRequestError("bad", "scripted/m", "scripted"), "BadRequest"),
+        (litellm.exceptions.AuthenticationError("bad key", "scripted", "scripted/m"), "Auth"),
+        (
+            litellm.exceptions.PermissionDeniedError(
+                "no",
+                "scripted",
+                "scripted/m",
+                response=httpx.Response(403, request=httpx.Request("POST", "http://x")),
+            ),
+            "PermissionDenied",
+        ),
+    ],
+    ids=["404", "400", "401", "403"],
+)
+def test_a_non_retriable_error_fails_the_call_at_once(
+    scripted: Any, error: Exception, name: str
+) -> None:
+    handler = scripted([error])
+    with pytest.raises(ModelCallFailed) as failed:
+        _complete()
+    assert handler.calls == 1
+    assert str(failed.value).startswith(f"{type(error).__name__}: scripted/m: ")
+    assert type(error).__name__.startswith(name)
+
+
+def test_a_reply_that_cannot_be_read_fails_the_call_naming_the_class(scripted: Any) -> None:
+    handler = scripted([], reply=litellm.ModelResponse(choices=[]))
+    with pytest.raises(ModelCallFailed, match=r"^IndexError: scripted/m: "):
+        _complete()
+    assert handler.calls == 1
+
+
+def test_the_policy_defaults_and_its_environment() -> None:
+    assert ModelPolicy.from_env(environ={}) == ModelPolicy(timeout_s=60, attempts=3)
+    assert ModelPolicy.from_env(attempts=5, environ={}).attempts == 5
+    env = {"VWT_MODEL_TIMEOUT_S": "7.5", "VWT_MODEL_ATTEMPTS": "2"}
+    policy = ModelPolicy.from_env(attempts=5, environ=env)
+    assert (policy.timeout_s, policy.attempts) == (7.5, 2)
+    default = ModelPolicy()
+    worst = default.attempts * default.timeout_s + sum(default.delay(r) for r in range(2))
+    assert worst < 6 * 60  # a hung provider costs a trial minutes, not more
+
+
+@pytest.mark.parametrize(
+    ("env", "says"),
+    [
+        ({"VWT_MODEL_TIMEOUT_S": "soon"}, "VWT_MODEL_TIMEOUT_S='soon'"),
+        ({"VWT_MODEL_TIMEOUT_S": "0"}, "VWT_MODEL_TIMEOUT_S='0'"),
+        ({"VWT_MODEL_ATTEMPTS": "0"}, "VWT_MODEL_ATTEMPTS='0'"),
+        ({"VWT_MODEL_ATTEMPTS": "2.5"}, "VWT_MODEL_ATTEMPTS='2.5'"),
+    ],
+)
+def test_a_malformed_setting_is_named(env: dict[str, str], says: str) -> None:
+    with pytest.raises(BenchmarkError, match=says) as bad:
+        ModelPolicy.from_env(environ=env)
+    assert bad.value.hint and "unset them" in bad.value.hint
+
+
+def test_failed_calls_print_no_litellm_banner_on_stdout(tmp_path: Path) -> None:
+    """In a fresh process, as in a worker: litellm loaded by the gateway, then calls that
+    fail in litellm's error mapping (a 404 from a provider, a model without a provider)."""
+    script = tmp_path / "fail.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import asyncio
+            import litellm
+            from litellm import CustomLLM
+            from benchmark import ModelCallFailed, ModelPolicy, Usage, complete
+
+            class NotFound(CustomLLM):
+                async def acompletion(self, *args, **kwargs):
+                    raise litellm.exceptions.NotFoundError("gone", "nf/m", "nf")
+
+            litellm.custom_provider_map = [{"provider": "nf", "custom_handler": NotFound()}]
+            for model in ("nf/m", "acme-2"):
+                try:
+                    asyncio.run(complete(model, [{"role": "user", "content": "x"}], [],
+                                         seed=0, usage=Usage(), policy=ModelPolicy()))
+                except ModelCallFailed as e:
+                    print("failed:", str(e).split(":")[0])
+            """
+        )
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["failed: NotFoundError", "failed: BadRequestError"]
+    for banner in ("Give Feedback", "Provider List", "LiteLLM.Info"):
+        assert banner not in done.stdout + done.stderr

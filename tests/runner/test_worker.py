@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
+import multiprocessing
+import os
+import pickle
+import subprocess
+import sys
 import zlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from benchmark import default_cycle_spec_path, family, served_interface
+from benchmark.sim import Fault, FaultPlan, SimServer
 from conditions import CycleSpec
 from runner import Batch, TrialRecord, plan_phase, run_batch
-from runner._worker import run_batch_async
+from runner._worker import BatchFailed, run_batch_async
 from submissions import reference_bundles
 
 SPEC = CycleSpec.load(default_cycle_spec_path())
@@ -47,7 +57,8 @@ def test_a_batch_returns_one_record_per_trial_with_its_provenance(batches: list[
     assert [r.key for r, _ in results] == [t.key for t in batch.trials]
     for (record, _), spec in zip(results, batch.trials, strict=True):
         assert (record.task_id, record.trial, record.seed) == (spec.task_id, spec.trial, spec.seed)
-        assert (record.cycle, record.phase, record.condition_id) == (SPEC.cycle, "frozen", c.id)
+        assert (record.cycle, record.phase) == (SPEC.cycle, "frozen")
+        assert record.condition_id == batch.condition_id == c.id
         assert (record.arm, record.bundle_hash) == ("with", batch.bundle_hash)
         assert record.submission == "typed-skill@1"
         assert (record.model, record.provider, record.harness) == (
@@ -86,3 +97,133 @@ def test_the_sync_entry_point_takes_json_and_reuses_its_loop(batches: list[Batch
     assert [json.loads(r)["outcome"] for r, _ in first] == [
         json.loads(r)["outcome"] for r, _ in again
     ]
+
+
+def _over_http(batch: Batch) -> Batch:
+    """``batch`` with its model served by an OpenAI-compatible server (see ``route``)."""
+    model = batch.condition.model.model_copy(update={"model": "openai/acme-2"})
+    return batch.model_copy(
+        update={"condition": batch.condition.model_copy(update={"model": model})}
+    )
+
+
+@pytest.fixture
+def route(monkeypatch: pytest.MonkeyPatch) -> Callable[[SimServer], None]:
+    """Point ``openai/…`` models at a sim server, by environment as a user would."""
+
+    def point(server: SimServer) -> None:
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+        monkeypatch.setenv("OPENAI_API_BASE", server.url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sim")
+
+    return point
+
+
+@pytest.mark.parametrize("status", [404, 400, 401, 403])
+def test_a_provider_error_ends_its_trial_not_the_batch(
+    batches: list[Batch], route: Callable[[SimServer], None], status: Any
+) -> None:
+    batch = _over_http(batches[0])
+    with SimServer(faults=FaultPlan(fail_first=1, status=status)) as server:
+        route(server)
+        rows = run_batch(batch.model_dump_json(), "local", 2)
+    records = [TrialRecord.model_validate_json(r) for r, _ in rows]
+    assert [r.key for r in records] == [t.key for t in batch.trials]
+    invalid = [r for r in records if r.outcome == "invalid"]
+    assert len(invalid) == 1 and invalid[0].turns == 0  # one request failed, not retried
+    # litellm maps the openai client's 403 to its generic APIError (with the status)
+    name = {404: "NotFoundError", 400: "BadRequestError", 401: "AuthenticationError"}
+    reason = invalid[0].invalid
+    assert reason is not None and reason.startswith(f"{name.get(status, 'APIError')}: ")
+    assert str(status) in reason
+    assert all(r.turns >= 1 for r in records if r.outcome != "invalid")
+    assert server.stats.faults[Fault.ERROR] == 1 and server.stats.answered >= len(records) - 1
+
+
+def test_a_batch_that_cannot_run_fails_with_a_message_that_survives_pickling(
+    batches: list[Batch], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VWT_MODEL_ATTEMPTS", "none")
+    with pytest.raises(BatchFailed) as failed:
+        run_batch(batches[0].model_dump_json(), "local", 2)
+    again = pickle.loads(pickle.dumps(failed.value))
+    assert type(again) is BatchFailed and str(again) == str(failed.value)
+    assert str(again).startswith("BenchmarkError: VWT_MODEL_ATTEMPTS='none'")
+    monkeypatch.setenv("VWT_MODEL_ATTEMPTS", "2")
+    monkeypatch.setenv("VWT_BACKEND_TIMEOUT_S", "-1")
+    with pytest.raises(BatchFailed, match="VWT_BACKEND_TIMEOUT_S='-1'"):
+        run_batch(batches[0].model_dump_json(), "local", 2)
+
+
+_UNDER_LOAD = """
+import asyncio, json, sys
+from runner import Batch, _worker
+
+batch = Batch.model_validate_json(sys.stdin.read())
+_worker._LOOP = loop = asyncio.new_event_loop()
+stall = [0.0]
+
+async def heartbeat():
+    while True:
+        t = loop.time()
+        await asyncio.sleep(0.05)
+        stall[0] = max(stall[0], loop.time() - t - 0.05)
+
+beat = loop.create_task(heartbeat())
+rows = _worker.run_batch(batch.model_dump_json(), "local", 16)
+beat.cancel()
+print(json.dumps({"stall": stall[0], "records": [json.loads(r) for r, _ in rows]}))
+"""
+
+
+def _hog() -> None:
+    while True:
+        pass
+
+
+@contextlib.contextmanager
+def cpu_hogs(n: int = 3) -> Iterator[None]:
+    """``n`` busy-loop processes for the duration (the machine has 2 cores)."""
+    hogs = [
+        multiprocessing.get_context("spawn").Process(target=_hog, daemon=True) for _ in range(n)
+    ]
+    for h in hogs:
+        h.start()
+    try:
+        yield
+    finally:
+        for h in hogs:
+            h.terminate()
+            h.join()
+
+
+@pytest.mark.slow
+def test_a_fresh_worker_under_cpu_contention_has_no_invalid_trials() -> None:
+    """A new worker (litellm not imported yet) runs 24 trials beside 3 CPU hogs: the imports
+    happen before the event loop runs, so it never stalls long and no trial is invalid."""
+    batch = plan_phase(
+        cycle=SPEC.cycle,
+        cycle_seed=SPEC.seed,
+        phase="frozen",
+        conditions=[(SPEC.source.id, SPEC.source)],
+        bundles=[reference_bundles()[2]],
+        tasks_per_split=12,
+        k=2,
+        batch_size=24,
+    )[1]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    with cpu_hogs():
+        done = subprocess.run(
+            [sys.executable, "-c", _UNDER_LOAD],
+            input=batch.model_dump_json(),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout)
+    records = out["records"]
+    assert len(records) == 24
+    assert [r["invalid"] for r in records if r["outcome"] == "invalid"] == []
+    assert out["stall"] < 5.0  # importing litellm in the loop stalled it 7 s beside 3 hogs

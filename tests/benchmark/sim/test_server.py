@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from benchmark import (
     ModelCallFailed,
+    ModelPolicy,
     Outcome,
     TrialResult,
     Usage,
@@ -223,22 +224,15 @@ def test_fault_rates_must_fit_in_one() -> None:
     with pytest.raises(ValidationError, match="at most 1"):
         FaultPlan(error_rate=0.6, drop_rate=0.5)
     with pytest.raises(ValidationError):
-        FaultPlan.model_validate({"status": 404})
+        FaultPlan.model_validate({"status": 418})
 
 
 def _complete(retries: int, timeout: float = CLIENT_TIMEOUT_S) -> tuple[dict[str, Any], Usage]:
     usage = Usage()
     messages, tools = _messages(TASKS[0].instruction), _tools("support-ops@1")
+    policy = ModelPolicy(timeout_s=timeout, attempts=retries + 1, backoff_s=0.01)
     reply = asyncio.run(
-        complete(
-            "openai/acme-2",
-            messages,
-            tools,
-            seed=1,
-            retries=retries,
-            usage=usage,
-            timeout=timeout,
-        )
+        complete("openai/acme-2", messages, tools, seed=1, usage=usage, policy=policy)
     )
     return reply, usage
 
