@@ -15,7 +15,7 @@ from runner._phase import (
 from runner._plan import plan_phase
 from runner._ray import start_ray
 from runner._records import Batch, TrialRecord, TrialSpec, trial_key
-from runner._sandbox import SandboxKind, make_sandbox
+from runner._sandbox import SandboxKind, make_sandbox, resolve_sandbox_kind
 from runner._sandbox_base import ExecResult, Mount, Sandbox
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import DEFAULT_IMAGE, docker_status, remove_stale_sandboxes
@@ -57,6 +57,7 @@ __all__ = [
     "phase_accounting",
     "plan_phase",
     "remove_stale_sandboxes",
+    "resolve_sandbox_kind",
     "run_batch",
     "run_dev",
     "run_phase",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -10,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from benchmark import check_cycle_spec, default_cycle_spec_path
 from conditions import Cycle, CycleSpec, CycleState, verify_commitment_and_reveal
 from reports import SignedRelease, build_release
-from runner import Accounting, Execution, run_phase
+from runner import Accounting, Execution, resolve_sandbox_kind, run_phase
 from runner._execute import Progress
 from submissions import reference_bundles, submit
 
@@ -30,20 +31,37 @@ class DemoResult(BaseModel):
     accounting: Accounting
 
 
+def _rfc3339(t: datetime) -> str:
+    return t.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
 def demo_spec(
-    tasks_per_split: int | None = None, k: int | None = None, bootstrap: int | None = None
+    tasks_per_split: int | None = None,
+    k: int | None = None,
+    bootstrap: int | None = None,
+    now: datetime | None = None,
 ) -> CycleSpec:
-    """The embedded default cycle spec, with optional smaller sizes."""
+    """The embedded default cycle spec, with optional smaller sizes, on a schedule around now.
+
+    The demo runs a whole cycle in minutes, so its submission window opens at ``now`` (the
+    current time, to the second) and closes a day later: the window guards hold, unbypassed.
+    """
     spec = CycleSpec.load(default_cycle_spec_path())
     changes = {
         key: value
         for key, value in (("tasks_per_split", tasks_per_split), ("k", k), ("bootstrap", bootstrap))
         if value is not None
     }
-    if not changes:
-        return spec
     evaluation = spec.evaluation.model_validate({**spec.evaluation.model_dump(), **changes})
-    return CycleSpec.model_validate({**spec.model_dump(), "evaluation": evaluation.model_dump()})
+    opens = (now or datetime.now(UTC)).replace(microsecond=0)
+    return CycleSpec.model_validate(
+        {
+            **spec.model_dump(),
+            "opens_at": _rfc3339(opens),
+            "closes_at": _rfc3339(opens + timedelta(days=1)),
+            "evaluation": evaluation.model_dump(),
+        }
+    )
 
 
 def run_demo(
@@ -58,6 +76,9 @@ def run_demo(
 ) -> DemoResult:
     """Init, generate, commit, open, submit the references, run frozen, reveal, verify, report."""
     check_cycle_spec(spec)
+    # The demo is not a sealed cycle: without Docker it says so once and runs locally, and
+    # the release records the sandbox of every trial. Real cycles refuse that fallback.
+    sandbox = resolve_sandbox_kind(sandbox).value
     cycle = Cycle.init(home, spec, force=force)
     say(f"cycle {cycle.id} initialised in {home} (operator key {cycle.fingerprint})")
     targets = cycle.generate(max_conditions)
@@ -76,9 +97,13 @@ def run_demo(
         f"{spec.evaluation.tasks_per_split} tasks × k={spec.evaluation.k} on Ray"
     )
     execution, accounting = run_phase(cycle, "frozen", sandbox=sandbox, progress=progress)
-    say(f"{accounting.observed} of {accounting.expected} trials recorded: {accounting.outcomes}")
+    say(
+        f"{accounting.valid} of {accounting.expected} trials valid ({accounting.invalid} invalid, "
+        f"{accounting.missing} missing): {accounting.outcomes}"
+    )
     cycle.transition(CycleState.adaptation, "demo: no adaptation phase")
     cycle.transition(CycleState.adapted_run, "demo: nothing adapted to run")
+    run_phase(cycle, "adapted", sandbox=sandbox)
     reveal = cycle.reveal()
     verified = verify_commitment_and_reveal(commitment, reveal, cycle.public_key_b64)
     say(f"revealed {len(verified.conditions)} conditions; reveal verifies against the commitment")
