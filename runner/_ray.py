@@ -32,10 +32,11 @@ def start_ray(num_cpus: int | None = None, setup_hook: str | None = None) -> Non
     """Start Ray unless it is running in this process.
 
     Without ``VWT_RAY_ADDRESS``: a new local runtime whose every server (GCS, raylet, object
-    manager, workers) listens on 127.0.0.1 only, without a dashboard. With it: connect to
-    that cluster (e.g. ``ray://head:10001`` or ``head:6379``); its nodes need the model
-    provider's credentials in their own environment. ``setup_hook`` names a function
-    (``module.attr``) every worker runs at start-up.
+    manager, workers) listens on 127.0.0.1 only, without a dashboard, its workers at the
+    driver's priority (at Ray's default, nice 15, they starve beside any other load). With
+    it: connect to that cluster (e.g. ``ray://head:10001`` or ``head:6379``); its nodes need
+    the model provider's credentials in their own environment. ``setup_hook`` names a
+    function (``module.attr``) every worker runs at start-up.
     """
     import ray
 
@@ -66,5 +67,8 @@ def start_ray(num_cpus: int | None = None, setup_hook: str | None = None) -> Non
         num_cpus=num_cpus or os.cpu_count() or 1,
         include_dashboard=False,
         _node_ip_address="127.0.0.1",
+        # Ray runs workers at nice 15: beside any other load they starve (trials 50x slower,
+        # litellm's import past every deadline). Trials are this process's work: nice 0.
+        _system_config={"worker_niceness": 0},
         **common,
     )

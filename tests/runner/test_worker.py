@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import hashlib
 import json
-import multiprocessing
 import os
 import pickle
 import subprocess
@@ -176,25 +175,16 @@ print(json.dumps({"stall": stall[0], "records": [json.loads(r) for r, _ in rows]
 """
 
 
-def _hog() -> None:
-    while True:
-        pass
-
-
 @contextlib.contextmanager
 def cpu_hogs(n: int = 3) -> Iterator[None]:
     """``n`` busy-loop processes for the duration (the machine has 2 cores)."""
-    hogs = [
-        multiprocessing.get_context("spawn").Process(target=_hog, daemon=True) for _ in range(n)
-    ]
-    for h in hogs:
-        h.start()
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
     try:
         yield
     finally:
         for h in hogs:
-            h.terminate()
-            h.join()
+            h.kill()
+            h.wait()
 
 
 @pytest.mark.slow
