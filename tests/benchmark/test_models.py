@@ -1,6 +1,7 @@
 """The model gateway: retries transient errors, fails the call on any other, never prints."""
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -25,7 +26,7 @@ class _Scripted(CustomLLM):
         super().__init__()
         self.errors, self.reply, self.calls = errors, reply, 0
 
-    async def acompletion(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
         self.calls += 1
         if self.calls <= len(self.errors):
             raise self.errors[self.calls - 1]
@@ -175,3 +176,44 @@ def test_failed_calls_print_no_litellm_banner_on_stdout(tmp_path: Path) -> None:
     assert done.stdout.splitlines() == ["failed: NotFoundError", "failed: BadRequestError"]
     for banner in ("Give Feedback", "Provider List", "LiteLLM.Info"):
         assert banner not in done.stdout + done.stderr
+
+
+_FIRST_CALL = """
+import asyncio, json, time
+from benchmark import ModelPolicy, Usage, complete
+
+async def main():
+    loop = asyncio.get_running_loop()
+    stall = 0.0
+
+    async def beat():
+        nonlocal stall
+        while True:
+            t = loop.time()
+            await asyncio.sleep(0.02)
+            stall = max(stall, loop.time() - t - 0.02)
+
+    beating = asyncio.create_task(beat())
+    await asyncio.sleep(0.1)
+    t = time.perf_counter()
+    await complete("sim/acme-2", [{"role": "user", "content": "Refund ORD-1"}], [],
+                   seed=0, usage=Usage(), policy=ModelPolicy())
+    took = time.perf_counter() - t
+    beating.cancel()
+    print(json.dumps({"stall": stall, "took": took}))
+
+asyncio.run(main())
+"""
+
+
+def test_a_first_call_inside_a_running_loop_imports_litellm_off_the_loop() -> None:
+    """In a fresh process the first call waits seconds for litellm's import, but the loop
+    keeps serving other tasks meanwhile (imported on the loop, it stalled for all of it)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run(
+        [sys.executable, "-c", _FIRST_CALL], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout)
+    assert out["took"] > 1.0  # the import happened during the call
+    assert out["stall"] < out["took"] / 2
