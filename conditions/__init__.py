@@ -3,6 +3,7 @@
 from conditions._commitment import (
     CommitmentSecret,
     CommitmentStatement,
+    CommittedEvaluation,
     Leaf,
     SignedCommitment,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "CatalogueModel",
     "CommitmentSecret",
     "CommitmentStatement",
+    "CommittedEvaluation",
     "Condition",
     "ConditionsError",
     "Cycle",

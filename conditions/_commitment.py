@@ -11,10 +11,13 @@ from pydantic import Field
 from conditions._condition import Condition, keyed_condition_id
 from conditions._merkle import merkle_root
 from conditions._spec import Rfc3339
-from conditions._wire import V1, Hex32, PublicKeyB64, SignatureB64, Wire, sha256_hex
+from conditions._wire import V1, V2, Hex32, PublicKeyB64, SignatureB64, Wire, sha256_hex
 
 LEAF_DOMAIN: Literal["vwt/condition"] = "vwt/condition"
 """Domain string inside every leaf, so a leaf can never be mistaken for other signed data."""
+
+COMMITMENT_VERSION: Literal[2] = 2
+"""Format version of the commitment file; 2 adds the committed evaluation size."""
 
 
 class Leaf(Wire):
@@ -36,6 +39,14 @@ class Leaf(Wire):
         return keyed_condition_id(self.condition, self.salt)
 
 
+class CommittedEvaluation(Wire):
+    """The evaluation size fixed at commit: every arm of every condition runs
+    ``tasks_per_split`` tasks × ``k`` trials. A release must report exactly this size."""
+
+    tasks_per_split: int = Field(ge=1, description="Task instances per family split and arm.")
+    k: int = Field(ge=1, description="Trials per task instance and arm.")
+
+
 class CommitmentStatement(Wire):
     """What the operator signs before submissions open; it reveals no condition."""
 
@@ -45,6 +56,9 @@ class CommitmentStatement(Wire):
     opens_at: Rfc3339 = Field(description="When submissions open (RFC 3339).")
     closes_at: Rfc3339 = Field(description="When submissions close (RFC 3339).")
     public_key: PublicKeyB64 = Field(description="Operator's Ed25519 public key (base64).")
+    evaluation: CommittedEvaluation = Field(
+        description="Evaluation size fixed at commit: tasks per split and trials per task."
+    )
 
     def digest(self) -> str:
         """SHA-256 (hex) of the statement's canonical JSON: what a reveal points to."""
@@ -54,7 +68,10 @@ class CommitmentStatement(Wire):
 class SignedCommitment(Wire):
     """The published commitment file (public/commitment.json)."""
 
-    v: V1 = Field(description="File format version (1).")
+    v: V2 = Field(
+        description="File format version (2: the statement carries the evaluation size; "
+        "version 1 files are refused)."
+    )
     commitment: CommitmentStatement = Field(description="The signed statement.")
     signature: SignatureB64 = Field(
         description="Ed25519 signature (base64) of the statement's canonical JSON."
@@ -93,9 +110,11 @@ def commit(
     opens_at: str,
     closes_at: str,
     public_key: str,
+    evaluation: CommittedEvaluation,
     sign: Callable[[bytes], str],
 ) -> tuple[SignedCommitment, CommitmentSecret]:
-    """Build the signed public commitment to ``leaves`` and its private opening."""
+    """Build the signed public commitment to ``leaves`` (and to the evaluation size) and its
+    private opening."""
     statement = CommitmentStatement(
         root=merkle_root([leaf.data() for leaf in leaves]).hex(),
         tree_size=len(leaves),
@@ -103,6 +122,9 @@ def commit(
         opens_at=opens_at,
         closes_at=closes_at,
         public_key=public_key,
+        evaluation=evaluation,
     )
-    signed = SignedCommitment(v=1, commitment=statement, signature=sign(statement.canonical()))
+    signed = SignedCommitment(
+        v=COMMITMENT_VERSION, commitment=statement, signature=sign(statement.canonical())
+    )
     return signed, CommitmentSecret(v=1, commitment=statement.digest(), leaves=leaves)

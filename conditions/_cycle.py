@@ -10,7 +10,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from conditions._commitment import CommitmentSecret, commit, make_leaves
+from conditions._commitment import CommitmentSecret, CommittedEvaluation, commit, make_leaves
 from conditions._condition import Condition
 from conditions._home import CycleHome, CycleRecord, now_rfc3339
 from conditions._keys import b64, create_key, fingerprint, load_key, public_key_b64
@@ -327,15 +327,20 @@ class Cycle:
         return [(self.source.id, self.source)] + [(t.id, t.condition) for t in self.targets()]
 
     def commit(self) -> Path:
-        """Commit to the targets: write the private opening and public/commitment.json."""
+        """Commit to the targets and the evaluation size (the spec's tasks_per_split and k):
+        write the private opening and public/commitment.json."""
         self.require_state(CycleState.draft, action="commit the target conditions")
         leaves = make_leaves(self.id, [(t.condition, t.salt) for t in self.targets()])
+        evaluation = self.spec.evaluation
         signed, secret = commit(
             leaves,
             cycle=self.id,
             opens_at=self.spec.opens_at,
             closes_at=self.spec.closes_at,
             public_key=self.public_key_b64,
+            evaluation=CommittedEvaluation(
+                tasks_per_split=evaluation.tasks_per_split, k=evaluation.k
+            ),
             sign=lambda data: b64(self.sign(data)),
         )
         write_json(self.paths.secret, secret, private=True)
@@ -343,7 +348,12 @@ class Cycle:
         c = signed.commitment
         self.ledger.append(
             "conditions.committed",
-            {"root": c.root, "tree_size": c.tree_size, "commitment": c.digest()},
+            {
+                "root": c.root,
+                "tree_size": c.tree_size,
+                "evaluation": c.evaluation.model_dump(mode="json"),
+                "commitment": c.digest(),
+            },
         )
         self._move(CycleState.committed, "commitment published")
         return self.paths.commitment

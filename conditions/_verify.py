@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from conditions._commitment import SignedCommitment
+from conditions._commitment import COMMITMENT_VERSION, CommittedEvaluation, SignedCommitment
 from conditions._condition import Condition
 from conditions._keys import fingerprint, verify_signature
 from conditions._merkle import verify_inclusion
@@ -43,6 +43,9 @@ class VerifiedReveal(BaseModel):
     closes_at: str = Field(description="When submissions closed (RFC 3339).")
     public_key: str = Field(description="Operator public key (base64).")
     fingerprint: str = Field(description="Fingerprint of the operator key.")
+    evaluation: CommittedEvaluation = Field(
+        description="Committed evaluation size: tasks per split and trials per task (k)."
+    )
     scope: Literal["full", "selective"] = Field(description="Full or selective reveal.")
     conditions: list[RevealedCondition] = Field(description="Revealed conditions, by index.")
 
@@ -59,9 +62,18 @@ def _check_key(public_key: str, expected_key: str | None, what: str) -> None:
 def verify_commitment(path: Path, expected_key: str | None = None) -> SignedCommitment:
     """Parse a published commitment and check its signature (and key, if one is expected).
 
-    ``expected_key`` is the operator's base64 public key or its fingerprint.
+    ``expected_key`` is the operator's base64 public key or its fingerprint. A commitment of
+    format version 1 (before the evaluation size was committed) is refused as such.
     """
-    signed = parse(SignedCommitment, read_json(path, "commitment"), f"commitment {path}")
+    data = read_json(path, "commitment")
+    if isinstance(data, dict) and type(data.get("v")) is int and data["v"] == 1:
+        raise ConditionsError(
+            f"commitment {path} is format v1, which does not commit to the evaluation size; "
+            f"this vwt reads v{COMMITMENT_VERSION} commitments only",
+            "verify it with the vwt version that made it (which cannot check that a release "
+            "reports the evaluation size committed to)",
+        )
+    signed = parse(SignedCommitment, data, f"commitment {path}")
     c = signed.commitment
     if not verify_signature(c.public_key, c.canonical(), signed.signature):
         raise ConditionsError(
@@ -191,6 +203,7 @@ def verify_commitment_and_reveal(
         closes_at=c.closes_at,
         public_key=c.public_key,
         fingerprint=fingerprint(c.public_key),
+        evaluation=c.evaluation,
         scope=r.scope,
         conditions=sorted(conditions, key=lambda x: x.index),
     )

@@ -30,11 +30,14 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _exact_int(value: Any) -> Any:
-    # Literal[1] would also take 1.0 and True, which canonicalise differently or not at all.
-    if type(value) is not int:
-        raise ValueError("must be the integer 1")
-    return value
+def _exact_int(n: int) -> BeforeValidator:
+    # Literal[n] would also take n.0 and True, which canonicalise differently or not at all.
+    def check(value: Any) -> Any:
+        if type(value) is not int:
+            raise ValueError(f"must be the integer {n}")
+        return value
+
+    return BeforeValidator(check)
 
 
 def _lower_hex_32(value: str) -> str:
@@ -58,8 +61,10 @@ def _canonical_b64(n_bytes: int) -> AfterValidator:
     return AfterValidator(check)
 
 
-V1 = Annotated[Literal[1], BeforeValidator(_exact_int)]
+V1 = Annotated[Literal[1], _exact_int(1)]
 """Format version 1, as an exact JSON integer."""
+V2 = Annotated[Literal[2], _exact_int(2)]
+"""Format version 2, as an exact JSON integer."""
 Hex32 = Annotated[str, AfterValidator(_lower_hex_32)]
 """A 32-byte value (hash, salt) as 64 lower-case hex digits."""
 PublicKeyB64 = Annotated[str, _canonical_b64(32)]

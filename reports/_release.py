@@ -12,7 +12,14 @@ import rfc8785
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark import interface_version
-from conditions import AXES, Condition, Cycle, CycleState, verify_commitment_and_reveal
+from conditions import (
+    AXES,
+    Condition,
+    Cycle,
+    CycleState,
+    verify_commitment,
+    verify_commitment_and_reveal,
+)
 from drift import InterfaceVersion
 from reports._accounting import (
     RELEASED_PHASES,
@@ -164,16 +171,32 @@ def _submissions(cycle: Cycle) -> tuple[ReleasedSubmission, ...]:
     return tuple(out)
 
 
+def _require_committed_size(cycle: Cycle) -> None:
+    """Refuse unless the spec's evaluation size is the one the published commitment fixed."""
+    committed = verify_commitment(cycle.paths.commitment, cycle.public_key_b64).commitment
+    c, spec = committed.evaluation, cycle.spec.evaluation
+    if (spec.tasks_per_split, spec.k) != (c.tasks_per_split, c.k):
+        raise ReportError(
+            f"cycle {cycle.id}'s spec sets the evaluation size to tasks_per_split "
+            f"{spec.tasks_per_split}, k {spec.k}, but the commitment fixed tasks_per_split "
+            f"{c.tasks_per_split}, k {c.k}",
+            f"restore the committed evaluation size in {cycle.paths.record} and run the cycle "
+            "at that size; a release at another size fails `vwt report verify`",
+        )
+
+
 def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
     """Build, sign and publish the release of a revealed cycle; moves it to 'released'.
 
     Refused (ReportError naming the counts and the command that fixes it) unless every planned
     trial of the frozen and adapted phases has a record, and none is invalid; with
     ``accept_invalid`` invalid trials are published, recorded as accepted in the release and
-    counted on every cell they touch. Missing trials are never accepted. The release and its
+    counted on every cell they touch. Missing trials are never accepted, nor a spec whose
+    evaluation size differs from the committed one. The release and its
     trials file are written atomically: a failed write leaves the previous files.
     """
     cycle.require_state(CycleState.revealed, CycleState.released, action="build the release")
+    _require_committed_size(cycle)
     accounting = [phase_accounting(cycle, p) for p in RELEASED_PHASES]
     require_complete(accounting, cycle.home, accept_invalid=accept_invalid)
     public = cycle.paths.public

@@ -54,8 +54,10 @@ class VerifiedRelease(BaseModel):
     submissions: int = Field(description="Released submissions.")
     trials: int = Field(description="Trial records checked.")
     cells: int = Field(description="Cells recomputed from the trial records.")
-    tasks_per_split: int = Field(description="Planned tasks per arm of each condition.")
-    k: int = Field(description="Planned trials per task.")
+    tasks_per_split: int = Field(
+        description="Planned tasks per arm of each condition (as committed)."
+    )
+    k: int = Field(description="Planned trials per task (as committed).")
     complete: bool = Field(description="Every planned trial is released (always true if OK).")
     accepted_invalid: bool = Field(description="The operator published invalid trials.")
     invalid_trials: int = Field(description="Invalid trials released (0 unless accepted).")
@@ -142,6 +144,22 @@ def _check_reveal(signed: SignedRelease, commitment: Path, reveal: Path) -> Veri
             _REPUBLISH,
         )
     return verified
+
+
+def _size(tasks_per_split: int, k: int) -> str:
+    return f"tasks_per_split {tasks_per_split}, k {k}"
+
+
+def _check_evaluation(r: ReleaseStatement, verified: VerifiedReveal) -> None:
+    """The release reports the evaluation size fixed in the signed commitment, no other."""
+    got, committed = r.evaluation, verified.evaluation
+    if (got.tasks_per_split, got.k) != (committed.tasks_per_split, committed.k):
+        raise ReportError(
+            f"the release's evaluation size ({_size(got.tasks_per_split, got.k)}) is not the "
+            f"committed one ({_size(committed.tasks_per_split, committed.k)})",
+            "a release must report the evaluation at the size committed before submissions "
+            "opened; " + _REPUBLISH,
+        )
 
 
 def _check_conditions(r: ReleaseStatement, verified: VerifiedReveal) -> None:
@@ -277,7 +295,8 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
 
     In order: the release's signature (and key, if ``expected_key`` is given as a base64 key
     or fingerprint); the SHA-256 of each file it pins; the commitment and reveal, signed by
-    the release's key, for its cycle; that the source's id is its public id and the released
+    the release's key, for its cycle; that the release's evaluation size (tasks_per_split, k)
+    is the one the commitment fixed; that the source's id is its public id and the released
     targets are the revealed leaves under their (keyed) ids; that every trial record parses and
     belongs to a released condition and submission; that the release is complete (every arm of
     every condition holds exactly the planned tasks × k trials, invalid ones only if accepted,
@@ -294,6 +313,7 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
     reveal, _ = _published(folder, r.reveal, "reveal", MAX_FILE_BYTES)
     trials, data = _published(folder, r.trials, "trials file", MAX_TRIALS_BYTES)
     verified = _check_reveal(signed, commitment, reveal)
+    _check_evaluation(r, verified)
     _check_conditions(r, verified)
     if len({s.bundle_hash for s in r.submissions}) != len(r.submissions):
         raise ReportError("the release lists a submission twice", _REPUBLISH)

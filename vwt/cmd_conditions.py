@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from conditions import (
+    CommittedEvaluation,
     Condition,
     Cycle,
     fingerprint,
@@ -31,6 +32,10 @@ def _table(*headers: str) -> Table:
     for h in headers:
         table.add_column(h, no_wrap=h == "id", min_width=14 if h == "id" else None, overflow="fold")
     return table
+
+
+def _size(e: CommittedEvaluation) -> str:
+    return f"evaluation size {e.tasks_per_split} tasks per split × k = {e.k}"
 
 
 def _row(cid: str, c: Condition) -> list[str]:
@@ -115,6 +120,7 @@ def commit(home: Home = DEFAULT_HOME) -> None:
     path = cycle.commit()
     c = verify_commitment(path).commitment
     console.print(f"committed to {c.tree_size} conditions of cycle {c.cycle}: root {c.root}")
+    console.print(f"committed {_size(c.evaluation)}")
     console.print(f"publish {path}; key fingerprint {cycle.fingerprint}")
     console.print("next: vwt cycle advance open", highlight=False)
 
@@ -157,7 +163,8 @@ def reveal(
 def verify_facts(commitment: Path, reveal: Path | None, key: str | None) -> dict[str, Any]:
     """What `vwt conditions verify --json` prints: the verified facts, one shape either way.
 
-    Without a reveal, ``scope`` is None and ``conditions`` empty.
+    Without a reveal, ``scope`` is None and ``conditions`` empty. ``evaluation`` is the
+    committed size, ``{"tasks_per_split": n, "k": k}``.
     """
     if reveal is not None:
         return {"ok": True, **verify_commitment_and_reveal(commitment, reveal, key).model_dump()}
@@ -172,6 +179,7 @@ def verify_facts(commitment: Path, reveal: Path | None, key: str | None) -> dict
         "closes_at": c.closes_at,
         "public_key": c.public_key,
         "fingerprint": fingerprint(c.public_key),
+        "evaluation": c.evaluation.model_dump(mode="json"),
         "scope": None,
         "conditions": [],
     }
@@ -210,7 +218,8 @@ def verify(
         c = verify_commitment(commitment, key).commitment
         console.print(
             f"OK: commitment for cycle {c.cycle}: {c.tree_size} conditions, root {c.root}, "
-            f"signed by key {fingerprint(c.public_key)}; no condition checked (no --reveal)"
+            f"{_size(c.evaluation)}, signed by key {fingerprint(c.public_key)}; no condition "
+            "checked (no --reveal)"
         )
         return
     result = verify_commitment_and_reveal(commitment, reveal, key)
@@ -221,6 +230,7 @@ def verify(
     what = "every committed condition" if result.scope == "full" else "the listed conditions"
     console.print(
         f"OK: {result.scope} reveal for cycle {result.cycle}: {len(result.conditions)} of "
-        f"{result.tree_size} conditions proven in the commitment (root {result.root}); "
-        f"signatures valid, key {result.fingerprint}; this reveal opens {what}"
+        f"{result.tree_size} conditions proven in the commitment (root {result.root}, "
+        f"{_size(result.evaluation)}); signatures valid, key {result.fingerprint}; "
+        f"this reveal opens {what}"
     )

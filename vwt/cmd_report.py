@@ -117,7 +117,8 @@ def verify(
     )
     console.print(
         f"complete: every condition × arm holds its {v.tasks_per_split} tasks × k={v.k} "
-        f"planned trials; {v.trials} trial records of {v.submissions} submissions checked; "
+        f"planned trials (the size committed to); {v.trials} trial records of "
+        f"{v.submissions} submissions checked; "
         f"all {v.cells} cells recomputed from them match the release exactly",
         highlight=False,
     )

@@ -25,7 +25,13 @@ from conditions import (
     verify_commitment,
     verify_commitment_and_reveal,
 )
-from conditions._commitment import CommitmentStatement, Leaf, SignedCommitment, commit
+from conditions._commitment import (
+    CommitmentStatement,
+    CommittedEvaluation,
+    Leaf,
+    SignedCommitment,
+    commit,
+)
 from conditions._keys import create_key, load_key, public_key_b64
 from conditions._merkle import leaf_hash, node_hash
 from conditions._reveal import RevealedLeaf, RevealStatement, SignedReveal, make_reveal
@@ -127,6 +133,13 @@ def _non_canonical_base64(p: Published) -> tuple[Doc, Doc, dict[str, Any]]:
     return p.commitment, p.reveal, {}
 
 
+def _old_v1_commitment(p: Published) -> tuple[Doc, Doc, dict[str, Any]]:
+    """A commitment as vwt wrote it before the evaluation size was committed, validly signed."""
+    del p.commitment["commitment"]["evaluation"]
+    p.commitment["v"] = 1
+    return _resign(p.commitment, "commitment", p.operator), p.reveal, {}
+
+
 TAMPERS: list[tuple[str, Tamper, str]] = [
     ("commitment not JSON", lambda p: (b"hello", p.reveal, {}), "commitment .* is not valid JSON"),
     (
@@ -152,8 +165,14 @@ TAMPERS: list[tuple[str, Tamper, str]] = [
     ),
     (
         "version written as a float",
-        lambda p: ({**p.commitment, "v": 1.0}, p.reveal, {}),
+        lambda p: ({**p.commitment, "v": 2.0}, p.reveal, {}),
         "commitment .* is malformed: v",
+    ),
+    (
+        "old format v1 commitment",
+        _old_v1_commitment,
+        "commitment .* is format v1, which does not commit to the evaluation size; this vwt "
+        "reads v2 commitments only",
     ),
     ("non-canonical base64", _non_canonical_base64, "malformed: signature: .*canonical base64"),
     (
@@ -298,12 +317,17 @@ def _crafted(tmp_path: Path, spec: CycleSpec, leaves: list[Leaf]) -> tuple[Path,
         opens_at=spec.opens_at,
         closes_at=spec.closes_at,
         public_key=public_key_b64(key),
+        evaluation=_size(spec),
         sign=sign,
     )
     reveal = make_reveal(signed, secret, range(len(leaves)), full=True, sign=sign)
     write_json(tmp_path / "c.json", signed)
     write_json(tmp_path / "r.json", reveal)
     return tmp_path / "c.json", tmp_path / "r.json"
+
+
+def _size(spec: CycleSpec) -> CommittedEvaluation:
+    return CommittedEvaluation(tasks_per_split=spec.evaluation.tasks_per_split, k=spec.evaluation.k)
 
 
 def _leaf(spec: CycleSpec, cycle: str, salt: str) -> Leaf:
@@ -328,6 +352,37 @@ def test_the_commitment_verifies_alone(pub: Published) -> None:
     assert signed.commitment.tree_size == 8
     with pytest.raises(ConditionsError, match="not the expected operator key"):
         verify_commitment(pub.cycle.paths.commitment, "sha256:" + "0" * 32)
+
+
+def test_the_commitment_fixes_the_evaluation_size(pub: Published) -> None:
+    spec = pub.cycle.spec.evaluation
+    assert pub.commitment["v"] == 2
+    assert pub.commitment["commitment"]["evaluation"] == {"tasks_per_split": 24, "k": 3}
+    committed = verify_commitment(pub.cycle.paths.commitment).commitment.evaluation
+    assert (committed.tasks_per_split, committed.k) == (spec.tasks_per_split, spec.k) == (24, 3)
+    revealed = verify_commitment_and_reveal(pub.cycle.paths.commitment, pub.cycle.paths.reveal)
+    assert revealed.evaluation == committed
+    entry = pub.cycle.ledger.last("conditions.committed")
+    assert entry is not None and entry.payload["evaluation"] == {"tasks_per_split": 24, "k": 3}
+
+
+@pytest.mark.parametrize(
+    "size", [{"tasks_per_split": 12}, {"k": 1}, {"tasks_per_split": 48, "k": 3}], ids=str
+)
+def test_an_altered_evaluation_size_breaks_the_commitment_signature(
+    pub: Published, tmp_path: Path, size: dict[str, int]
+) -> None:
+    pub.commitment["commitment"]["evaluation"].update(size)
+    with pytest.raises(ConditionsError, match="commitment's signature does not verify"):
+        _check(tmp_path, pub.commitment, pub.reveal)
+
+
+def test_an_old_commitment_is_refused_in_one_line(pub: Published, tmp_path: Path) -> None:
+    commitment, reveal, _ = _old_v1_commitment(pub)
+    with pytest.raises(ConditionsError) as err:
+        _check(tmp_path, commitment, reveal)
+    assert "format v1" in str(err.value) and "\n" not in str(err.value)
+    assert "\n" not in (err.value.hint or "\n")
 
 
 # -- every value altered, mechanically ---------------------------------------------------------
@@ -461,8 +516,9 @@ def _huge_tree(tmp_path: Path, spec: CycleSpec, scope: str) -> tuple[Path, Path]
         opens_at=spec.opens_at,
         closes_at=spec.closes_at,
         public_key=public_key_b64(key),
+        evaluation=_size(spec),
     )
-    signed = SignedCommitment(v=1, commitment=statement, signature=sign(statement.canonical()))
+    signed = SignedCommitment(v=2, commitment=statement, signature=sign(statement.canonical()))
     reveal = RevealStatement(
         v=1,
         domain="vwt/reveal",

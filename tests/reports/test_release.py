@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from collections.abc import Callable
@@ -102,6 +103,25 @@ def test_a_clean_release_records_its_evaluation_and_summary(
     assert f"warning: {r.n_trials} trials ran in the 'local' sandbox" in out
     assert "ACCEPTED INVALID" not in out
     assert f"frozen {r.n_trials} of {r.n_trials} planned trials" in out
+
+
+def test_a_spec_changed_from_the_committed_size_is_not_released(
+    clean_home: Path, tmp_path: Path
+) -> None:
+    cycle = _copy(clean_home, tmp_path / "home")
+    record = json.loads(cycle.paths.record.read_text())
+    record["spec"]["evaluation"].update(tasks_per_split=1, k=1)
+    cycle.paths.record.write_text(json.dumps(record))
+    cycle = Cycle.open(cycle.home)
+    with pytest.raises(ReportError) as e:
+        build_release(cycle)
+    assert str(e.value) == (
+        f"cycle {cycle.id}'s spec sets the evaluation size to tasks_per_split 1, k 1, but the "
+        "commitment fixed tasks_per_split 2, k 2"
+    )
+    assert str(cycle.paths.record) in (e.value.hint or "")
+    assert not (cycle.paths.public / RELEASE_FILE).exists()
+    assert Cycle.open(cycle.home).state == CycleState.revealed
 
 
 def _delete_trials(cycle: Cycle, keep: float) -> int:

@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rich.console import Console
 
+import reports._verify
 from benchmark import default_cycle_spec_path
 from conditions import Cycle, CycleSpec, CycleState, plan_targets
 from reports import (
@@ -29,7 +30,15 @@ from reports import (
     render_release,
     verify_release,
 )
-from runner import evaluation_conditions, phase_accounting, plan_phase, store_for, trial_key
+from reports._matrix import build_matrix
+from runner import (
+    TrialRecord,
+    evaluation_conditions,
+    phase_accounting,
+    plan_phase,
+    store_for,
+    trial_key,
+)
 from runner._worker import run_batch_async
 from submissions import reference_bundles, submit, submitted_bundles
 
@@ -409,6 +418,64 @@ def test_a_release_of_a_killed_run_fails_on_completeness(pub: Path, cycle: Cycle
     _edit_trials(pub, lambda lines: lines[: len(lines) * 27 // 100])
     _edit(pub, lambda s: _accounted_by_records(s, pub), sign=cycle.sign)
     assert_fails(pub, r"arm frozen/c-.* plans \d trials, not tasks_per_split × k = 4")
+
+
+def _recomputed_cells(statement: Json, pub: Path) -> None:
+    """What a dishonest operator would sign: the matrix recomputed from whatever trials remain."""
+    lines = (pub / TRIALS_FILE).read_text().splitlines()
+    records = [TrialRecord.model_validate_json(x) for x in lines]
+    cells = build_matrix(
+        records,
+        source_id=statement["conditions"][0]["id"],
+        seed=statement["seed"],
+        bootstrap=statement["bootstrap"],
+        fdr_q=statement["fdr_q"],
+    )
+    statement["cells"] = [c.model_dump(mode="json") for c in cells]
+
+
+@pytest.mark.parametrize(
+    ("smaller", "keep"),
+    [
+        ({"k": 1}, lambda r: r["trial"] == 0),
+        ({"tasks_per_split": 1}, lambda r: r["task_index"] == 0),
+    ],
+    ids=["k", "tasks_per_split"],
+)
+def test_a_release_resigned_at_a_smaller_size_fails_naming_the_committed_one(
+    pub: Path,
+    cycle: Cycle,
+    monkeypatch: pytest.MonkeyPatch,
+    smaller: dict[str, int],
+    keep: Callable[[Json], bool],
+) -> None:
+    # The operator rebuilds the release at a smaller size than committed: trials cut to match,
+    # accounting, cells and size consistent with them, pinned and signed.
+    def shrink(s: Json) -> None:
+        s["evaluation"].update(smaller)
+        _accounted_by_records(s, pub)
+        _recomputed_cells(s, pub)
+        s["sandboxes"] = {"local": s["n_trials"]}
+
+    _edit_trials(pub, lambda lines: [r for r in lines if keep(r)])
+    _edit(pub, shrink, sign=cycle.sign)
+    size = {"tasks_per_split": 2, "k": 2} | smaller
+    assert_fails(
+        pub,
+        rf"the release's evaluation size \(tasks_per_split {size['tasks_per_split']}, "
+        rf"k {size['k']}\) is not the committed one \(tasks_per_split 2, k 2\)",
+    )
+    # Only the committed size gives it away: everything else about it checks out.
+    monkeypatch.setattr(reports._verify, "_check_evaluation", lambda r, verified: None)
+    v = verify_release(pub)
+    assert (v.tasks_per_split, v.k) == (size["tasks_per_split"], size["k"])
+
+
+def test_the_verified_size_is_the_committed_one(pub: Path, cycle: Cycle) -> None:
+    committed = json.loads((pub / "commitment.json").read_text())["commitment"]["evaluation"]
+    v = verify_release(pub)
+    assert {"tasks_per_split": v.tasks_per_split, "k": v.k} == committed
+    assert committed == {"tasks_per_split": 2, "k": 2}
 
 
 def test_a_release_that_leaves_an_arm_unaccounted_fails(pub: Path, cycle: Cycle) -> None:

@@ -92,6 +92,7 @@ def test_commit_prints_no_condition(home: Path) -> None:
     assert cycle.state == CycleState.committed
     commitment = json.loads(cycle.paths.commitment.read_text())["commitment"]
     assert commitment["root"] in out and cycle.fingerprint in out
+    assert "committed evaluation size 24 tasks per split × k = 3" in out
     assert not [t.id for t in cycle.targets() if t.id in out]
     for value in ("sim/acme-3", "orbit", "support-ops@2"):
         assert value not in out
@@ -126,6 +127,7 @@ def test_full_walk_reveal_and_verify(home: Path) -> None:
     )
     assert code == 0, out
     assert "OK: full reveal" in out
+    assert "evaluation size 24 tasks per split × k = 3" in out
     assert all(t.id in out for t in Cycle.open(home).targets())
 
 
@@ -143,6 +145,7 @@ def test_selective_reveal_and_key_pinning(home: Path) -> None:
     assert code == 0 and chosen in out and "OK: selective reveal" in out
     code, out = vwt(*args, "--key", cycle.public_key_b64)
     assert code == 0 and "no condition checked" in out
+    assert "evaluation size 24 tasks per split × k = 3" in out
     code, out = vwt(*args, "--key", "sha256:" + "f" * 32)
     assert code == 2 and "not the expected operator key" in out
     code, out = vwt("conditions", "reveal", "--home", str(home), "--condition", "c-nope")
@@ -164,7 +167,13 @@ def test_selective_reveal_and_key_pinning(home: Path) -> None:
             lambda d: d.update(signature=base64.b64encode(bytes(64)).decode()),
             "commitment's signature",
         ),
-        ("commitment", lambda d: d.update(v=2), "malformed"),
+        ("commitment", lambda d: d.update(v=3), "malformed"),
+        ("commitment", lambda d: d.update(v=1), "is format v1"),
+        (
+            "commitment",
+            lambda d: d["commitment"]["evaluation"].update(k=1),
+            "commitment's signature",
+        ),
     ],
 )
 def test_tampered_files_fail_and_nothing_changes(
@@ -205,6 +214,8 @@ def test_verify_json_carries_the_commitment_facts_and_keyed_ids(home: Path) -> N
     c = json.loads(cycle.paths.commitment.read_text())["commitment"]
     assert alone["ok"] is True and alone["root"] == c["root"] and alone["tree_size"] == 8
     assert alone["fingerprint"] == cycle.fingerprint and alone["scope"] is None
+    size = {"tasks_per_split": 24, "k": 3}
+    assert alone["evaluation"] == c["evaluation"] == size
     assert alone["conditions"] == []
     _to_adapted_run(home)
     assert vwt("conditions", "reveal", "--home", str(home))[0] == 0
@@ -215,6 +226,7 @@ def test_verify_json_carries_the_commitment_facts_and_keyed_ids(home: Path) -> N
         k: v for k, v in alone.items() if k not in ("scope", "conditions")
     }
     assert full["scope"] == "full" and len(full["conditions"]) == 8
+    assert full["evaluation"] == size
     assert {x["id"] for x in full["conditions"]} == {t.id for t in cycle.targets()}
     code, out = vwt(*args, "--key", "sha256:" + "f" * 32)
     assert code == 2 and "not the expected operator key" in out

@@ -76,6 +76,7 @@ def test_verify_passes_on_the_published_directory(built: tuple[Cycle, str]) -> N
     assert code == 0, out
     assert f"OK: release of cycle {cycle.id}" in out and cycle.fingerprint in out
     assert "cells recomputed from them match the release exactly" in out
+    assert "tasks × k=2 planned trials (the size committed to)" in out
 
 
 def test_verify_fails_on_tampering_and_changes_nothing(
