@@ -7,6 +7,7 @@ import io
 import re
 from typing import Any
 
+from benchmark._models import load_litellm
 from benchmark.errors import BenchmarkError
 from benchmark.sim import PROVIDER as SIM_PROVIDER
 from benchmark.sim import sim_model
@@ -57,9 +58,7 @@ def check_model(model: str) -> None:
 
 
 def _litellm() -> Any:
-    import litellm
-
-    return litellm
+    return load_litellm()  # banners off, the sim provider registered
 
 
 def _guess(model: str) -> str:

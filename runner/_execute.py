@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from benchmark import ModelPolicy, backend_timeout
 from runner._accounting import INVALID
 from runner._ray import start_ray
 from runner._records import Batch, TrialRecord
@@ -85,6 +86,9 @@ def execute(
 
     if max_attempts < 1:
         raise RunnerError(f"max attempts must be at least 1, got {max_attempts}", "e.g. 3")
+    # Settings the workers read: a malformed one is one error here, not a failure per batch.
+    ModelPolicy.from_env()
+    backend_timeout()
     planned = [t.key for b in batches for t in b.trials]
     todo = _pending(batches, store.valid_keys())
     total = sum(len(b.trials) for b in todo)
