@@ -36,26 +36,20 @@ def create_key(path: Path, passphrase: str | None = None) -> Ed25519PrivateKey:
     )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except PermissionError:
+        raise ConditionsError(
+            f"cannot create operator key {path}: permission denied",
+            "pass a --key path in a directory you can write",
+        ) from None
     except (FileExistsError, NotADirectoryError):
+        if path.parent.is_dir():  # the key file itself exists
+            raise ConditionsError(
+                f"a key already exists at {path}", "use it or pick another path"
+            ) from None
         raise ConditionsError(
             f"cannot create operator key {path}: a parent is not a directory",
             "pass a --key path in a directory",
-        ) from None
-    except PermissionError:
-        raise ConditionsError(
-            f"cannot create operator key {path}: permission denied",
-            "pass a --key path in a directory you can write",
-        ) from None
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        raise ConditionsError(
-            f"a key already exists at {path}", "use it or pick another path"
-        ) from None
-    except PermissionError:
-        raise ConditionsError(
-            f"cannot create operator key {path}: permission denied",
-            "pass a --key path in a directory you can write",
         ) from None
     with os.fdopen(fd, "wb") as f:
         f.write(pem)

@@ -48,6 +48,11 @@ Home = Annotated[
     ),
 ]
 DEFAULT_HOME = Path(".vwt")
+AsJson = Annotated[
+    bool,
+    typer.Option("--json", help="Print one JSON object on stdout instead of text."),
+]
+"""The --json flag of every command with machine-readable output."""
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -17,7 +17,7 @@ from conditions import (
     verify_commitment,
     verify_commitment_and_reveal,
 )
-from vwt._common import DEFAULT_HOME, Home, console, user_errors
+from vwt._common import DEFAULT_HOME, AsJson, Home, console, user_errors
 
 app = typer.Typer(
     help="Operators: generate, list, commit to and reveal target conditions. "
@@ -77,9 +77,7 @@ def generate(
 @user_errors
 def list_(
     home: Home = DEFAULT_HOME,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object instead of a table.")
-    ] = False,
+    as_json: AsJson = False,
 ) -> None:
     """List the target conditions with their keyed ids (operator only: private until the reveal).
 
@@ -206,9 +204,7 @@ def verify(
             help="The operator's public key (base64) or fingerprint, to pin who must have signed.",
         ),
     ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object instead of text.")
-    ] = False,
+    as_json: AsJson = False,
 ) -> None:
     """Verify a commitment and reveal from the two files alone; exit 0 only if all checks hold."""
     if as_json:

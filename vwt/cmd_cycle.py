@@ -15,7 +15,7 @@ from rich.table import Table
 
 from benchmark import check_cycle_spec
 from conditions import NEXT_STEP, PASSPHRASE_ENV, Cycle, CycleSpec, CycleState
-from vwt._common import DEFAULT_HOME, Home, console, user_errors
+from vwt._common import DEFAULT_HOME, AsJson, Home, console, user_errors
 
 app = typer.Typer(
     help="Operators: start a release cycle, show its state, move it through its stages.",
@@ -119,9 +119,7 @@ def _extras(payload: dict[str, Any]) -> str:
 @user_errors
 def status(
     home: Home = DEFAULT_HOME,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object instead of text.")
-    ] = False,
+    as_json: AsJson = False,
 ) -> None:
     """Show the cycle's state, source condition, schedule, key and transition history."""
     cycle = Cycle.open(home)

@@ -26,7 +26,7 @@ from runner import (
     run_dev,
     run_phase,
 )
-from vwt._common import DEFAULT_HOME, Home, console, trial_progress, user_errors
+from vwt._common import DEFAULT_HOME, AsJson, Home, console, trial_progress, user_errors
 from vwt.cmd_submissions import load_bundle
 
 app = typer.Typer(
@@ -65,10 +65,6 @@ MaxAttempts = Annotated[
         help="Attempts per trial in this run: an invalid trial (infrastructure failure) is "
         "run again until valid or this many attempts; every attempt is kept.",
     ),
-]
-AsJson = Annotated[
-    bool,
-    typer.Option("--json", help="Print one JSON object on stdout instead of text."),
 ]
 
 

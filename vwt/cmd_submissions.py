@@ -29,7 +29,7 @@ from submissions import (
     submit,
     write_bundle,
 )
-from vwt._common import DEFAULT_HOME, Home, console, user_errors
+from vwt._common import DEFAULT_HOME, AsJson, Home, console, user_errors
 
 app = typer.Typer(
     help="Submitters: start, pack, validate and submit bundles, and check receipts. "
@@ -193,9 +193,7 @@ def submit_cmd(
 @user_errors
 def list_(
     home: Home = DEFAULT_HOME,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object instead of a table.")
-    ] = False,
+    as_json: AsJson = False,
 ) -> None:
     """List the bundles submitted to the cycle, in submission order."""
     cycle = Cycle.open(home)
