@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -328,3 +331,59 @@ def test_run_dev_with_the_model_server_down_then_up_reruns_exactly_the_invalid_t
     rerun = {r.key for r in history if r.attempt == 4 and r.outcome != "invalid"}
     assert rerun == invalid  # exactly the invalid trials ran, each as its 4th attempt
     assert len(history) == 4 + 4 * 4
+
+
+def _stored_rows(home: Path) -> int:
+    with sqlite3.connect(home / "vwt.sqlite", timeout=30) as db:
+        try:
+            return int(db.execute("SELECT COUNT(*) FROM trials").fetchone()[0])
+        except sqlite3.OperationalError:  # the runner has not created its table yet
+            return 0
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+def test_a_driver_killed_mid_run_cannot_be_advanced_and_a_resume_completes_it(
+    ray_runtime: None, tmp_path: Path
+) -> None:
+    spec = small_spec().model_dump(mode="json")
+    spec["evaluation"].update(tasks_per_split=8, k=3)
+    cycle = Cycle.init(tmp_path / "h", CycleSpec.model_validate(spec))
+    cycle.generate(single_axis_targets(cycle.spec))
+    cycle.commit()
+    cycle.transition(CycleState.open, override_window=True)
+    for bundle in reference_bundles():
+        submit(cycle, bundle)
+    cycle.transition(CycleState.frozen_run)
+    home = str(cycle.home)
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "vwt", "run", "frozen", "--home", home, "--sandbox", "local"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while _stored_rows(cycle.home) == 0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        os.killpg(driver.pid, signal.SIGKILL)
+        driver.wait()
+    planned = phase_accounting(cycle, "frozen").expected
+    stored = _stored_rows(cycle.home)
+    assert 0 < stored < planned, "the driver must die mid-run"
+
+    code, out = vwt("cycle", "advance", "adaptation", "--home", home)
+    assert code == 2 and "run frozen" in out
+    code, out = vwt("cycle", "advance", "adaptation", "--home", home, "--accept-invalid")
+    assert code == 2, "missing trials can never be accepted"
+    assert Cycle.open(cycle.home).state is CycleState.frozen_run
+
+    code, out = vwt("run", "frozen", "--home", home, "--sandbox", "local", "--json")
+    assert code == 0, out
+    result = json.loads(out)
+    assert result["execution"]["already_stored"] == stored
+    assert result["accounting"]["valid"] == planned and result["accounting"]["clean"]
+    assert _stored_rows(cycle.home) == planned  # nothing ran twice
+    code, out = vwt("cycle", "advance", "adaptation", "--home", home)
+    assert code == 0, out
