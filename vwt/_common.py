@@ -135,7 +135,12 @@ def exit_on_system_error(error: BaseException) -> None:
 
 @contextmanager
 def trial_progress() -> Iterator[Callable[[int, int], None]]:
-    """A transient progress bar; yields the callback the runner reports (done, total) to."""
+    """A transient progress bar; yields the callback the runner reports (done, total) to.
+
+    Only on a terminal: piped or captured output gets no bar (and no stray blank line)."""
+    if not console.is_terminal:
+        yield lambda done, total: None
+        return
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
