@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark import stable_int
+from conditions import Condition
 from reports._cell import CellMetrics, apply_fdr, cell_metrics
 from reports._stats_arms import ArmOutcomes
 from reports.errors import ReportError
@@ -51,6 +52,7 @@ def _dropped_for_invalid(with_arm: ArmOutcomes, without_arm: ArmOutcomes) -> int
 def build_matrix(
     records: list[TrialRecord],
     *,
+    conditions: Mapping[str, Condition],
     source_id: str,
     seed: int,
     bootstrap: int = 10_000,
@@ -59,8 +61,13 @@ def build_matrix(
     """Every cell with both arms recorded, negative transfer decided by BH across all cells.
 
     Each cell's random draws are seeded from (``seed``, phase, condition, bundle), so a cell's
-    numbers do not depend on which other cells are in the release.
+    numbers do not depend on which other cells are in the release. ``conditions`` maps every
+    condition id of ``records`` to its condition: the seed takes the condition's content, not
+    its id, which is keyed per cycle — the same trials give the same cell in any cycle.
     """
+    unknown = sorted({r.condition_id for r in records} - conditions.keys())
+    if unknown:
+        raise ReportError(f"trial records of unknown conditions: {', '.join(unknown)}")
     arms: dict[tuple[str, str, str], list[TrialRecord]] = defaultdict(list)
     names: dict[str, str] = {}
     for r in records:
@@ -81,7 +88,8 @@ def build_matrix(
                 with_arm,
                 without_arm,
                 bootstrap=bootstrap,
-                seed=stable_int(seed, phase, condition, bundle) % (2**32),
+                seed=stable_int(seed, phase, conditions[condition].canonical().decode(), bundle)
+                % (2**32),
                 source=source,
             )
         except ReportError as e:

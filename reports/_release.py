@@ -209,6 +209,7 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
     evaluation = cycle.spec.evaluation
     cells = build_matrix(
         records,
+        conditions={c.id: c.condition for c in conditions},
         source_id=conditions[0].id,
         seed=cycle.spec.seed,
         bootstrap=evaluation.bootstrap,

@@ -266,6 +266,7 @@ def _differing_field(a: Cell, b: Cell) -> str:
 def _check_cells(r: ReleaseStatement, records: list[TrialRecord]) -> list[Cell]:
     cells = build_matrix(
         records,
+        conditions={c.id: c.condition for c in r.conditions},
         source_id=r.conditions[0].id,
         seed=r.seed,
         bootstrap=r.bootstrap,

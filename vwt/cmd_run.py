@@ -299,6 +299,7 @@ def dev(
     try:
         (cell,) = build_matrix(
             list(run.records),
+            conditions={run.condition.id: run.condition},
             source_id=run.condition.id,
             seed=spec.seed,
             bootstrap=spec.evaluation.bootstrap,

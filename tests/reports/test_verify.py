@@ -19,7 +19,7 @@ from rich.console import Console
 
 import reports._verify
 from benchmark import default_cycle_spec_path
-from conditions import Cycle, CycleSpec, CycleState, plan_targets
+from conditions import Condition, Cycle, CycleSpec, CycleState, plan_targets
 from reports import (
     RELEASE_FILE,
     TRIALS_FILE,
@@ -426,6 +426,9 @@ def _recomputed_cells(statement: Json, pub: Path) -> None:
     records = [TrialRecord.model_validate_json(x) for x in lines]
     cells = build_matrix(
         records,
+        conditions={
+            c["id"]: Condition.model_validate(c["condition"]) for c in statement["conditions"]
+        },
         source_id=statement["conditions"][0]["id"],
         seed=statement["seed"],
         bootstrap=statement["bootstrap"],
