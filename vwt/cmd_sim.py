@@ -23,8 +23,12 @@ app = typer.Typer(
 
 
 class Status(StrEnum):
-    """HTTP status of injected errors."""
+    """HTTP status of injected errors: 429 and 5xx are transient, 4xx end the trial."""
 
+    BAD_REQUEST = "400"
+    UNAUTHORIZED = "401"
+    FORBIDDEN = "403"
+    NOT_FOUND = "404"
     RATE_LIMITED = "429"
     SERVER_ERROR = "500"
     UNAVAILABLE = "503"

@@ -67,10 +67,11 @@ def _post(url: str) -> int:
 
 
 @pytest.mark.timeout(60)
-def test_serve_runs_in_the_foreground_until_ctrl_c() -> None:
+@pytest.mark.parametrize("status", [503, 404])
+def test_serve_runs_in_the_foreground_until_ctrl_c(status: int) -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "vwt", "sim", "serve", "--fail-first", "1", "--status", "503"],
+        [sys.executable, "-m", "vwt", "sim", "serve", "--fail-first", "1", "--status", str(status)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -83,11 +84,12 @@ def test_serve_runs_in_the_foreground_until_ctrl_c() -> None:
         url = re.search(r"http://127\.0\.0\.1:\d+/v1", head[0])
         assert url, head
         assert any("OPENAI_API_BASE=" + url.group(0) in line for line in head)
-        assert [_post(url.group(0)), _post(url.group(0))] == [503, 200]
+        assert [_post(url.group(0)), _post(url.group(0))] == [status, 200]
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=20)
     finally:
         proc.kill()
     assert proc.returncode == 0, out
-    assert "request 0: fault error (HTTP 503)" in out and "request 1: answered (HTTP 200)" in out
+    assert f"request 0: fault error (HTTP {status})" in out
+    assert "request 1: answered (HTTP 200)" in out
     assert "stopped: 2 requests, 1 answered, 0 rejected, faults: 1 error" in out
