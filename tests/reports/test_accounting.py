@@ -35,8 +35,15 @@ def acc(
 
 
 def test_clean_phases_pass_with_or_without_acceptance() -> None:
+    clean = [acc(), acc("adapted", valid=0)]
+    assert all(a.clean for a in clean)
     for accept in (False, True):
-        require_complete([acc(), acc("adapted", valid=0)], HOME, accept_invalid=accept)
+        require_complete(clean, HOME, accept_invalid=accept)  # raises if refused
+    # the counterfactual: the same phases with one invalid trial pass only when accepted
+    unclean = [acc(invalid=1), acc("adapted", valid=0)]
+    require_complete(unclean, HOME, accept_invalid=True)
+    with pytest.raises(ReportError, match="1 of 9 planned frozen trials are invalid"):
+        require_complete(unclean, HOME, accept_invalid=False)
 
 
 def test_missing_trials_are_refused_first_and_never_accepted() -> None:

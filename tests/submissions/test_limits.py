@@ -71,7 +71,7 @@ def load(form: str, root: Path, m: dict[str, Any], texts: list[str]) -> Bundle:
     return load_bundle_dir(bundle_dir)
 
 
-def refused(call: Callable[[], object], *words: str) -> SubmissionError:
+def assert_refused(call: Callable[[], object], *words: str) -> SubmissionError:
     with pytest.raises(SubmissionError) as e:
         call()
     for word in words:
@@ -85,13 +85,13 @@ def test_one_artifact_at_and_over_the_limit(tmp_path: Path, form: str) -> None:
     at = load(form, tmp_path / "at", manifest(1), ["x" * MAX_ARTIFACT_BYTES])
     assert len(at.files["a0.md"]) == MAX_ARTIFACT_BYTES
     over = ["x" * (MAX_ARTIFACT_BYTES + 1)]
-    refused(lambda: load(form, tmp_path / "over", manifest(1), over), "1,048,577 bytes")
+    assert_refused(lambda: load(form, tmp_path / "over", manifest(1), over), "1,048,577 bytes")
 
 
 def test_a_packed_artifact_is_measured_in_utf8_bytes(tmp_path: Path) -> None:
     wide = "é" * (MAX_ARTIFACT_BYTES // 2)  # two bytes each
     assert load("packed", tmp_path / "at", manifest(1), [wide]).files["a0.md"] == wide
-    refused(lambda: load("packed", tmp_path / "over", manifest(1), [wide + "x"]), "a0.md")
+    assert_refused(lambda: load("packed", tmp_path / "over", manifest(1), [wide + "x"]), "a0.md")
 
 
 @pytest.mark.parametrize("form", FORMS)
@@ -99,7 +99,7 @@ def test_artifact_count_at_and_over_the_limit(tmp_path: Path, form: str) -> None
     at = load(form, tmp_path / "at", manifest(MAX_ARTIFACTS), ["1."] * MAX_ARTIFACTS)
     assert len(at.manifest.artifacts) == MAX_ARTIFACTS
     n = MAX_ARTIFACTS + 1
-    refused(lambda: load(form, tmp_path / "over", manifest(n), ["1."] * n), f"{n} artifacts")
+    assert_refused(lambda: load(form, tmp_path / "over", manifest(n), ["1."] * n), f"{n} artifacts")
 
 
 def _manifest_of_size(size: int) -> dict[str, Any]:
@@ -114,14 +114,14 @@ def test_manifest_bytes_at_and_over_the_limit(tmp_path: Path, form: str) -> None
     at = load(form, tmp_path / "at", _manifest_of_size(MAX_MANIFEST_BYTES), ["1."])
     assert len(at.manifest.canonical()) == MAX_MANIFEST_BYTES
     over = _manifest_of_size(MAX_MANIFEST_BYTES + 1)
-    refused(lambda: load(form, tmp_path / "over", over, ["1."]), "65,537 bytes")
+    assert_refused(lambda: load(form, tmp_path / "over", over, ["1."]), "65,537 bytes")
 
 
 def test_the_manifest_limit_is_on_what_is_stored_not_on_the_file(tmp_path: Path) -> None:
     m = _manifest_of_size(MAX_MANIFEST_BYTES + 1)
     del m["v"], m["authors"]  # defaults: the stored (canonical) manifest spells them out
     assert len(_dumps(m)) < MAX_MANIFEST_BYTES
-    refused(lambda: load("dir", tmp_path, m, ["1."]), "65,537 bytes as stored")
+    assert_refused(lambda: load("dir", tmp_path, m, ["1."]), "65,537 bytes as stored")
 
 
 N_BIG = MAX_BUNDLE_BYTES // MAX_ARTIFACT_BYTES + 1
@@ -144,7 +144,7 @@ def test_bundle_bytes_at_and_over_the_limit(tmp_path: Path, form: str) -> None:
     at = load(form, tmp_path / "at", *_texts_of_total(MAX_BUNDLE_BYTES))
     assert len(at.canonical()) == MAX_BUNDLE_BYTES
     over = _texts_of_total(MAX_BUNDLE_BYTES + 1)
-    refused(lambda: load(form, tmp_path / "over", *over), "16,777,217 bytes")
+    assert_refused(lambda: load(form, tmp_path / "over", *over), "16,777,217 bytes")
 
 
 @pytest.mark.slow
@@ -159,7 +159,7 @@ def test_a_packed_file_under_the_cap_whose_stored_form_is_over_is_refused(tmp_pa
     path = tmp_path / "b.json"
     path.write_bytes(_dumps({"v": 1, "manifest": m, "files": files}))
     assert path.stat().st_size == MAX_BUNDLE_BYTES - 1
-    refused(lambda: read_bundle_file(path), "as stored", "over the limit of 16,777,216")
+    assert_refused(lambda: read_bundle_file(path), "as stored", "over the limit of 16,777,216")
 
 
 @pytest.mark.slow
@@ -175,8 +175,15 @@ def test_a_bundle_at_the_limit_is_stored_and_loaded_again(
 
 @pytest.mark.slow
 def test_a_directory_stops_reading_once_its_artifacts_exceed_the_total(tmp_path: Path) -> None:
-    texts = ["x" * MAX_ARTIFACT_BYTES] * N_BIG
-    refused(lambda: load("dir", tmp_path, manifest(N_BIG), texts), "artifacts total over")
+    # One artifact past the total is listed but absent: reading it would say "missing".
+    m = manifest(N_BIG + 1)
+    bundle_dir = tmp_path / "bundle"
+    bundle_dir.mkdir()
+    (bundle_dir / MANIFEST_FILE).write_bytes(_dumps(m))
+    for a in m["artifacts"][:N_BIG]:
+        (bundle_dir / a["path"]).write_bytes(b"x" * MAX_ARTIFACT_BYTES)
+    error = assert_refused(lambda: load_bundle_dir(bundle_dir), "artifacts total over")
+    assert "missing" not in str(error)
 
 
 def test_fifty_thousand_artifacts_are_refused_by_count_without_validating_them(
@@ -188,7 +195,7 @@ def test_fifty_thousand_artifacts_are_refused_by_count_without_validating_them(
     files = {a["path"]: "" for a in m["artifacts"]}
     path = tmp_path / "many.json"
     path.write_bytes(_dumps({"v": 1, "manifest": m, "files": files}))
-    refused(lambda: read_bundle_file(path), "50000 artifacts")
+    assert_refused(lambda: read_bundle_file(path), "50000 artifacts")
 
 
 def test_duplicates_are_found_at_the_count_limit(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ def _manifest(**changes: Any) -> dict[str, Any]:
     return base | changes
 
 
-def _refused(data: dict[str, Any], *words: str) -> None:
+def assert_refused(data: dict[str, Any], *words: str) -> None:
     with pytest.raises(ValidationError) as e:
         BundleManifest.model_validate(data)
     for word in words:
@@ -30,9 +30,9 @@ def _refused(data: dict[str, Any], *words: str) -> None:
     "name", ["prompt-recipe\n", "Prompt", "-recipe", ".x", "a" * 65, "récipe", "a b", "a/b", ""]
 )
 def test_unsafe_names_are_refused(name: str) -> None:
-    _refused(_manifest(name=name), "name", "lower-case letters")
+    assert_refused(_manifest(name=name), "name", "lower-case letters")
     artifact = {"kind": "prompt_recipe", "name": name, "path": "p.md"}
-    _refused(_manifest(artifacts=[artifact]), "artifacts.0.name")
+    assert_refused(_manifest(artifacts=[artifact]), "artifacts.0.name")
 
 
 @pytest.mark.parametrize(
@@ -40,7 +40,7 @@ def test_unsafe_names_are_refused(name: str) -> None:
     ["1\n", "\x1b[31m1", "1\u202e", "\u2066", "", "1 2", "[/]", "v" * 65, "-1", "1;rm", "½"],
 )
 def test_unsafe_versions_are_refused(version: str) -> None:
-    _refused(_manifest(version=version), "version", "letters, digits")
+    assert_refused(_manifest(version=version), "version", "letters, digits")
 
 
 @pytest.mark.parametrize("version", ["1", "2.0-rc1", "1+build.5", "A" * 64, "2026_11"])
@@ -61,7 +61,7 @@ def test_ordinary_versions_are_accepted(version: str) -> None:
     ],
 )
 def test_control_and_bidi_characters_are_refused_in_text(field: str, value: Any) -> None:
-    _refused(_manifest(**{field: value}), field, "control or bidirectional")
+    assert_refused(_manifest(**{field: value}), field, "control or bidirectional")
 
 
 def test_descriptions_may_span_lines_and_hold_any_script() -> None:
@@ -71,7 +71,7 @@ def test_descriptions_may_span_lines_and_hold_any_script() -> None:
     )
     assert m.description == text and m.authors == ("Zoë Ω",)
     artifact = {"kind": "prompt_recipe", "name": "p", "path": "p.md", "description": "x\x07"}
-    _refused(_manifest(artifacts=[artifact]), "artifacts.0.description")
+    assert_refused(_manifest(artifacts=[artifact]), "artifacts.0.description")
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,7 @@ def test_descriptions_may_span_lines_and_hold_any_script() -> None:
 )
 def test_unsafe_artifact_paths_are_refused(path: str) -> None:
     artifact = {"kind": "prompt_recipe", "name": "p", "path": path}
-    _refused(_manifest(artifacts=[artifact]), "artifacts.0.path")
+    assert_refused(_manifest(artifacts=[artifact]), "artifacts.0.path")
 
 
 @pytest.mark.parametrize("path", ["docs/play book.md", "a+b@c_d-e.f", "x" * 255, "./p.md"])
@@ -91,4 +91,4 @@ def test_ordinary_artifact_paths_are_accepted(path: str) -> None:
 
 @pytest.mark.parametrize("v", [2, 2**60, "1"])
 def test_only_format_version_1_is_read(v: Any) -> None:
-    _refused(_manifest(v=v), "v")
+    assert_refused(_manifest(v=v), "v")

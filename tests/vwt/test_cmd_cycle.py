@@ -195,7 +195,7 @@ def test_advance_to_adaptation_needs_a_clean_frozen_run(tmp_path: Path) -> None:
     assert Cycle.open(Path(home)).state == CycleState.adaptation
 
 
-def _one_error(code: int, out: str, fragment: str) -> None:
+def assert_one_error(code: int, out: str, fragment: str) -> None:
     lines = out.strip().splitlines()
     assert code == 2 and "Traceback" not in out, out
     assert lines[0].startswith("error: ") and fragment in lines[0], out
@@ -229,12 +229,12 @@ def test_every_command_refuses_an_edited_ledger(
         ("conditions", "reveal"),
     ):
         code, out = vwt(*command, "--home", home)
-        _one_error(code, out, fragment)
+        assert_one_error(code, out, fragment)
 
 
 def test_a_home_readable_by_others_is_refused_with_the_fix(tmp_path: Path) -> None:
     home = _committed_home(tmp_path)
     os.chmod(home, 0o755)
     code, out = vwt("cycle", "status", "--home", home)
-    _one_error(code, out, f"{home} is 0755")
+    assert_one_error(code, out, f"{home} is 0755")
     assert f"chmod 700 {home}" in out

@@ -48,7 +48,7 @@ def home(tmp_path: Path) -> Path:
     return open_home(tmp_path / "h", spec_with())
 
 
-def one_line_error(code: int, out: str, *words: str) -> None:
+def assert_one_line_error(code: int, out: str, *words: str) -> None:
     """Exit 2 with one error line and one hint line, no traceback."""
     assert code == 2, out
     lines = out.strip().splitlines()
@@ -194,19 +194,19 @@ def test_receipt_refuses_tampering_the_wrong_key_and_the_wrong_bundle(
     code, _ = vwt("submissions", "receipt", "--verify", str(path), "--key", key)
     assert code == 0
     code, out = vwt("submissions", "receipt", "--verify", str(path), "--key", "sha256:0123")
-    one_line_error(code, out, "not sha256:0123")
+    assert_one_line_error(code, out, "not sha256:0123")
     skill = str(reference_dir("typed-skill"))
     code, out = vwt("submissions", "receipt", "--verify", str(path), "--bundle", skill)
-    one_line_error(code, out, "the receipt is for bundle")
+    assert_one_line_error(code, out, "the receipt is for bundle")
     data = json.loads(path.read_text())
     data["receipt"]["version"] = "2"
     forged = tmp_path / "forged.json"
     forged.write_text(json.dumps(data))
     code, out = vwt("submissions", "receipt", "--verify", str(forged))
-    one_line_error(code, out, "signature does not verify")
+    assert_one_line_error(code, out, "signature does not verify")
     forged.write_text("{}")
     code, out = vwt("submissions", "receipt", "--verify", str(forged))
-    one_line_error(code, out, "is not a receipt")
+    assert_one_line_error(code, out, "is not a receipt")
 
 
 def test_text_from_the_bundle_is_printed_literally(tmp_path: Path) -> None:
@@ -219,7 +219,7 @@ def test_text_from_the_bundle_is_printed_literally(tmp_path: Path) -> None:
     assert code == 0, out
     assert "[bold]not markup[/]" in out and "authors: [red]Ann[/]" in out
     code, out = vwt("submissions", "validate", str(dest / "[/]absent"))
-    one_line_error(code, out, "[/]absent: cannot read")
+    assert_one_line_error(code, out, "[/]absent: cannot read")
 
 
 @pytest.mark.parametrize(
@@ -240,7 +240,7 @@ def test_terminal_controls_in_a_manifest_are_refused_on_one_line(
     manifest[field] = value
     (dest / "vwt-bundle.json").write_text(json.dumps(manifest))
     code, out = vwt("submissions", "validate", str(dest))
-    one_line_error(code, out, field)
+    assert_one_line_error(code, out, field)
     assert "\x1b" not in out and "\u202e" not in out
 
 
@@ -264,7 +264,9 @@ def test_bad_paths_and_files_are_one_line_errors(
 ) -> None:
     path = make(tmp_path / "deep.json" if make is _deep_packed else tmp_path)  # type: ignore[operator]
     for cmd in ("validate", "pack"):
-        one_line_error(*vwt("submissions", cmd, str(path)), *([] if cmd == "pack" else words))
+        assert_one_line_error(
+            *vwt("submissions", cmd, str(path)), *([] if cmd == "pack" else words)
+        )
 
 
 def vwt_without_root_file_access(*args: str) -> tuple[int, str]:
@@ -299,7 +301,7 @@ def test_an_unreadable_bundle_is_a_one_line_error(
     code, out = vwt_without_root_file_access(
         "submissions", "validate", str(target.parent if unreadable != "packed" else target)
     )
-    one_line_error(code, out, word)
+    assert_one_line_error(code, out, word)
 
 
 def test_a_second_bundle_under_a_taken_name_is_refused(home: Path, tmp_path: Path) -> None:
@@ -312,7 +314,7 @@ def test_a_second_bundle_under_a_taken_name_is_refused(home: Path, tmp_path: Pat
         == 0
     )
     code, out = vwt("submissions", "submit", str(dest), "--home", str(home))
-    one_line_error(code, out, "prompt-recipe@1 is already taken", holder[:12])
+    assert_one_line_error(code, out, "prompt-recipe@1 is already taken", holder[:12])
     assert len(Cycle.open(home).ledger.entries(SUBMISSION_EVENT)) == 1
 
 
@@ -320,7 +322,7 @@ def test_late_submissions_need_the_operator_override(tmp_path: Path) -> None:
     home = open_home(tmp_path / "closed", spec_with(CLOSED_WINDOW))
     bundle = str(reference_dir("typed-skill"))
     code, out = vwt("submissions", "submit", bundle, "--home", str(home))
-    one_line_error(code, out, "closed at 2020-02-01T00:00:00Z")
+    assert_one_line_error(code, out, "closed at 2020-02-01T00:00:00Z")
     assert "--late" in out
     code, out = vwt("submissions", "submit", bundle, "--home", str(home), "--late")
     assert code == 0, out
@@ -391,7 +393,7 @@ def test_receipt_checked_against_the_public_commitment(home: Path, tmp_path: Pat
         code, out = vwt(
             "submissions", "receipt", "--verify", str(receipt), "--commitment", str(path)
         )
-        one_line_error(code, out, *words)
+        assert_one_line_error(code, out, *words)
 
 
 def test_write_failures_are_one_line_errors(home: Path, tmp_path: Path) -> None:
@@ -400,7 +402,7 @@ def test_write_failures_are_one_line_errors(home: Path, tmp_path: Path) -> None:
     code, out = vwt(
         "submissions", "pack", str(reference_dir("prompt-recipe")), "--out", str(blocker / "b.json")
     )
-    one_line_error(code, out, "cannot write", "b.json")
+    assert_one_line_error(code, out, "cannot write", "b.json")
     (home / "receipts").write_text("in the way")
     code, out = vwt(
         "submissions", "submit", str(reference_dir("no-artifacts")), "--home", str(home)
