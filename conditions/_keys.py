@@ -13,8 +13,8 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from conditions._wire import capped_bytes
 from conditions.errors import ConditionsError
+from drift import capped_bytes
 
 PASSPHRASE_ENV = "VWT_KEY_PASSPHRASE"
 """Environment variable read for the passphrase of an encrypted operator key."""

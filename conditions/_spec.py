@@ -15,13 +15,12 @@ from conditions._condition import Condition, ModelAxis, TaskFamilyAxis
 from conditions._wire import (
     MAX_DEPTH,
     canonical,
-    capped_bytes,
     describe_errors,
     loads_json,
     sha256_hex,
 )
 from conditions.errors import ConditionsError
-from drift import DriftError, InterfaceVersion, load_version_file
+from drift import DriftError, InterfaceVersion, capped_bytes, load_version_file
 
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 

@@ -7,7 +7,6 @@ import binascii
 import hashlib
 import json
 import os
-import stat
 import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -16,6 +15,7 @@ import rfc8785
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from conditions.errors import ConditionsError
+from drift import capped_bytes, deeper_than
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -116,32 +116,6 @@ def read_capped(path: Path, what: str, max_bytes: int = MAX_FILE_BYTES) -> bytes
     return data
 
 
-def capped_bytes(path: Path, max_bytes: int) -> tuple[bytes, str | None]:
-    """``(data, None)`` for a regular file of at most ``max_bytes``, else ``(b"", problem)``
-    where the problem reads after the path: "does not exist", "is a directory", …"""
-    try:
-        # O_NONBLOCK: opening a FIFO must not wait for a writer (no effect on regular files).
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        return b"", "does not exist"
-    except PermissionError:
-        return b"", "is not readable (permission denied)"
-    except OSError as e:
-        return b"", f"cannot be read ({e.strerror or e})"
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        return b"", "is a directory" if stat.S_ISDIR(mode) else "is not a regular file"
-    with os.fdopen(fd, "rb") as f:
-        try:
-            data = f.read(max_bytes + 1)
-        except OSError as e:
-            return b"", f"cannot be read ({e.strerror or e})"
-    if len(data) > max_bytes:
-        return b"", f"is larger than {max_bytes:,} bytes"
-    return data, None
-
-
 def check_depth(
     data: Any,
     what: str,
@@ -149,16 +123,8 @@ def check_depth(
     max_depth: int = MAX_DEPTH,
 ) -> Any:
     """``data`` unchanged, or a ConditionsError if its arrays/objects nest deeper than allowed."""
-    stack = [(data, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            node = list(node.values())
-        if not isinstance(node, list | tuple):
-            continue
-        if depth > max_depth:
-            raise ConditionsError(f"{what} nests deeper than {max_depth} levels", hint)
-        stack.extend((child, depth + 1) for child in node)
+    if deeper_than(data, max_depth):
+        raise ConditionsError(f"{what} nests deeper than {max_depth} levels", hint)
     return data
 
 

@@ -1,6 +1,7 @@
 """Versioned tool interfaces, drift operators and the drift classifier."""
 
 from drift._diff import classify
+from drift._files import capped_bytes, deeper_than
 from drift._generate import (
     KINDS,
     GenerateConfig,
@@ -67,7 +68,9 @@ __all__ = [
     "ToolSet",
     "UnitChange",
     "VersionFile",
+    "capped_bytes",
     "classify",
+    "deeper_than",
     "generate",
     "load_op_specs",
     "load_tool_list",

@@ -11,6 +11,7 @@ import jsonschema
 import rfc8785
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from drift._files import capped_bytes, deeper_than
 from drift.errors import DriftError
 
 JSON = dict[str, Any]
@@ -160,16 +161,9 @@ MAX_JSON_DEPTH = 64
 def read_json_file(path: Path) -> Any:
     """The JSON value in the regular file ``path`` (at most :data:`MAX_JSON_BYTES` bytes,
     :data:`MAX_JSON_DEPTH` levels deep), or a DriftError (never a RecursionError)."""
-    try:
-        if not path.is_file():
-            what = "a directory" if path.is_dir() else "not a regular file"
-            raise DriftError(f"{path}: cannot read ({what})", "pass a JSON file")
-        with path.open("rb") as f:
-            raw = f.read(MAX_JSON_BYTES + 1)
-    except OSError as e:
-        raise DriftError(f"{path}: cannot read ({e.strerror})", "check the path") from None
-    if len(raw) > MAX_JSON_BYTES:
-        raise DriftError(f"{path}: larger than {MAX_JSON_BYTES:,} bytes", "pass a JSON file")
+    raw, problem = capped_bytes(path, MAX_JSON_BYTES)
+    if problem is not None:
+        raise DriftError(f"{path}: cannot read ({problem.removeprefix('is ')})", "pass a JSON file")
     try:
         data = json.loads(raw.decode("utf-8"))
     except json.JSONDecodeError as e:
@@ -180,14 +174,8 @@ def read_json_file(path: Path) -> Any:
     except (RecursionError, UnicodeDecodeError) as e:
         problem = "nested too deeply" if isinstance(e, RecursionError) else "not UTF-8 text"
         raise DriftError(f"{path}: not valid JSON ({problem})", "fix the JSON") from None
-    stack = [(data, 1)]
-    while stack:  # deep values would overflow the recursive schema and model checks
-        node, depth = stack.pop()
-        children = list(node.values()) if isinstance(node, dict) else node
-        if isinstance(children, list) and depth > MAX_JSON_DEPTH:
-            raise DriftError(f"{path}: nests deeper than {MAX_JSON_DEPTH} levels", "fix the JSON")
-        if isinstance(children, list):
-            stack.extend((child, depth + 1) for child in children)
+    if deeper_than(data, MAX_JSON_DEPTH):  # deep values overflow the recursive schema checks
+        raise DriftError(f"{path}: nests deeper than {MAX_JSON_DEPTH} levels", "fix the JSON")
     return data
 
 

@@ -17,7 +17,8 @@ from conditions import (
     verify_commitment_and_reveal,
     verify_signature,
 )
-from conditions._wire import MAX_FILE_BYTES, capped_bytes
+from conditions._wire import MAX_FILE_BYTES
+from drift import capped_bytes
 from reports._accounting import PhaseAccounting
 from reports._complete import check_complete
 from reports._matrix import Cell, build_matrix

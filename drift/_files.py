@@ -1,0 +1,59 @@
+"""Reading untrusted files with bounds: regular files only, capped size, capped nesting.
+
+The lowest package holds this so every layer (tool lists here, operator and publish files in
+``conditions``, bundles in ``submissions``, releases in ``reports``) reads files one way and
+words its own error.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+
+def capped_bytes(path: Path, max_bytes: int) -> tuple[bytes, str | None]:
+    """``(data, None)`` for a regular file of at most ``max_bytes``, else ``(b"", problem)``
+    where the problem reads after the path: "does not exist", "is a directory", …
+
+    Directories, devices (``/dev/zero``) and FIFOs are refused before reading; a larger file is
+    refused without reading more than ``max_bytes + 1`` bytes.
+    """
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer (no effect on regular files).
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return b"", "does not exist"
+    except PermissionError:
+        return b"", "is not readable (permission denied)"
+    except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
+        return b"", f"cannot be read ({getattr(e, 'strerror', None) or e})"
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        return b"", "is a directory" if stat.S_ISDIR(mode) else "is not a regular file"
+    with os.fdopen(fd, "rb") as f:
+        try:
+            data = f.read(max_bytes + 1)
+        except OSError as e:
+            return b"", f"cannot be read ({e.strerror or e})"
+    if len(data) > max_bytes:
+        return b"", f"is larger than {max_bytes:,} bytes"
+    return data, None
+
+
+def deeper_than(data: Any, max_depth: int) -> bool:
+    """Whether the arrays and objects of ``data`` nest deeper than ``max_depth`` levels
+    (iteratively: a value too deep for recursive checks is measured without recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            node = list(node.values())
+        if not isinstance(node, list | tuple):
+            continue
+        if depth > max_depth:
+            return True
+        stack.extend((child, depth + 1) for child in node)
+    return False
