@@ -197,13 +197,14 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
     """
     cycle.require_state(CycleState.revealed, CycleState.released, action="build the release")
     _require_committed_size(cycle)
-    accounting = [phase_accounting(cycle, p) for p in RELEASED_PHASES]
+    store = store_for(cycle.home)
+    by_phase = {p: store.records(p) for p in RELEASED_PHASES}
+    accounting = [phase_accounting(cycle, p, by_phase[p]) for p in RELEASED_PHASES]
     require_complete(accounting, cycle.home, accept_invalid=accept_invalid)
     public = cycle.paths.public
     conditions = _conditions(cycle)
     shown = {c.id for c in conditions}
-    store = store_for(cycle.home)
-    records = [r for p in RELEASED_PHASES for r in store.records(p) if r.condition_id in shown]
+    records = [r for p in RELEASED_PHASES for r in by_phase[p] if r.condition_id in shown]
     if not records:
         raise ReportError(f"cycle {cycle.id} has no trial records to release", "run the cycle")
     evaluation = cycle.spec.evaluation

@@ -11,10 +11,10 @@ from runner._accounting import Accounting, account
 from runner._execute import MAX_ATTEMPTS, Execution, Progress, execute
 from runner._lock import home_lock
 from runner._plan import plan_phase
-from runner._records import Batch
+from runner._records import Batch, TrialRecord
 from runner._store import TrialStore
 from runner.errors import RunnerError
-from submissions import submitted_bundles
+from submissions import Bundle, submitted_bundles
 
 _PHASE_STATE = {"frozen": CycleState.frozen_run, "adapted": CycleState.adapted_run}
 RERUN_HINT = (
@@ -40,7 +40,7 @@ def _state(phase: str) -> CycleState:
     return state
 
 
-def _plan(cycle: Cycle, phase: Literal["frozen", "adapted"]) -> list[Batch]:
+def _plan(cycle: Cycle, phase: str, bundles: list[Bundle]) -> list[Batch]:
     if phase == "adapted":
         # No adaptation procedure exists yet, so there is no adapted bundle: the phase plans
         # nothing rather than re-running the frozen bundles under another name.
@@ -49,22 +49,27 @@ def _plan(cycle: Cycle, phase: Literal["frozen", "adapted"]) -> list[Batch]:
     return plan_phase(
         cycle=cycle.id,
         cycle_seed=cycle.spec.seed,
-        phase=phase,
+        phase="frozen",
         conditions=evaluation_conditions(cycle),
-        bundles=submitted_bundles(cycle),
+        bundles=bundles,
         tasks_per_split=evaluation.tasks_per_split,
         k=evaluation.k,
         interfaces=cycle.spec.interfaces,
     )
 
 
-def phase_accounting(cycle: Cycle, phase: str) -> Accounting:
+def phase_accounting(
+    cycle: Cycle, phase: str, records: list[TrialRecord] | None = None
+) -> Accounting:
     """The accounting of a cycle phase ('frozen' or 'adapted') now: its plan (the committed
-    evaluation size, the submitted bundles, the evaluation conditions) against the store.
-    Starts nothing."""
+    evaluation size, the submitted bundles, the evaluation conditions) against the store's
+    records of the phase (``records``, when the caller has read them already). Starts
+    nothing."""
     _state(phase)
-    plan = _plan(cycle, "frozen" if phase == "frozen" else "adapted")
-    return account(phase, plan, store_for(cycle.home).records(phase))
+    plan = _plan(cycle, phase, submitted_bundles(cycle) if phase == "frozen" else [])
+    if records is None:
+        records = store_for(cycle.home).records(phase)
+    return account(phase, plan, records)
 
 
 def check_evaluation_size(spec: CycleSpec, tasks_per_split: int | None, k: int | None) -> None:
@@ -122,14 +127,15 @@ def run_phase(
     with home_lock(cycle.home):
         cycle.require_state(state, action=f"run the {phase} evaluation")
         check_cycle_spec(cycle.spec)
+        store = store_for(cycle.home)
         if phase == "adapted":
-            empty = account(phase, [], store_for(cycle.home).records(phase))
+            empty = account(phase, [], store.records(phase))
             cycle.ledger.append("run.adapted", {**empty.as_json(), "note": "no adapted bundles"})
             return Execution(planned=0, already_stored=0, ran=0), empty
-        if not submitted_bundles(cycle):
+        bundles = submitted_bundles(cycle)
+        if not bundles:
             raise RunnerError(f"cycle {cycle.id} has no submissions", "submit bundles while open")
-        batches = _plan(cycle, phase)
-        store = store_for(cycle.home)
+        batches = _plan(cycle, phase, bundles)
         execution = execute(
             store,
             batches,
