@@ -13,7 +13,6 @@ import json
 import os
 import secrets
 import sqlite3
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -24,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from conditions._wire import Hex32, canonical, sha256_hex
 from conditions.errors import ConditionsError
+from drift import write_atomic
 
 GENESIS = "0" * 64
 """The ``prev`` of the first entry."""
@@ -122,21 +122,6 @@ def create_private_file(path: Path) -> None:
         os.fchmod(fd, 0o600)
     finally:
         os.close(fd)
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    """Replace ``path`` atomically (temp file, fsync, rename) with a 0600 file holding ``data``."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class Ledger:
@@ -260,7 +245,7 @@ class Ledger:
         if previous is None:
             self.checkpoint_path.unlink(missing_ok=True)
         else:
-            _write_private(self.checkpoint_path, previous)
+            write_atomic(self.checkpoint_path, previous, 0o600)
 
     def _key(self, *, create: bool) -> bytes:
         path = self.key_path
@@ -268,7 +253,7 @@ class Ledger:
         if create and not path.exists():
             create_private_file(path)
             if path.stat().st_size == 0:
-                _write_private(path, secrets.token_hex(32).encode() + b"\n")
+                write_atomic(path, secrets.token_hex(32).encode() + b"\n", 0o600)
         try:
             text = path.read_text(encoding="ascii").strip()
             key = bytes.fromhex(text)
@@ -292,7 +277,7 @@ class Ledger:
         assert self.checkpoint_path is not None
         mac = self._mac(seq, head, prev, pending, create=seq == 0)
         cp = LedgerCheckpoint(seq=seq, head=head, prev=prev, pending=pending, mac=mac)
-        _write_private(self.checkpoint_path, cp.model_dump_json().encode() + b"\n")
+        write_atomic(self.checkpoint_path, cp.model_dump_json().encode() + b"\n", 0o600)
 
     def checkpoint(self) -> LedgerCheckpoint | None:
         """The authenticated checkpoint (None if this ledger keeps none, or none yet)."""

@@ -6,8 +6,6 @@ import base64
 import binascii
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -15,7 +13,7 @@ import rfc8785
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from conditions.errors import ConditionsError
-from drift import capped_bytes, deeper_than
+from drift import capped_bytes, deeper_than, write_atomic
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -186,12 +184,5 @@ def parse(model: type[M], data: Any, what: str) -> M:
 def write_json(path: Path, model: BaseModel, *, private: bool = False) -> None:
     """Write a model as indented JSON atomically; ``private`` files get mode 0600."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(model.model_dump_json(indent=2) + "\n")
-        os.chmod(tmp, 0o600 if private else 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    data = (model.model_dump_json(indent=2) + "\n").encode()
+    write_atomic(path, data, 0o600 if private else 0o644)

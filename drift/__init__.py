@@ -1,7 +1,7 @@
 """Versioned tool interfaces, drift operators and the drift classifier."""
 
 from drift._diff import classify
-from drift._files import capped_bytes, deeper_than
+from drift._files import capped_bytes, deeper_than, write_atomic
 from drift._generate import (
     KINDS,
     GenerateConfig,
@@ -78,4 +78,5 @@ __all__ = [
     "parse_op_spec",
     "parse_tool_list",
     "read_base",
+    "write_atomic",
 ]

@@ -1,4 +1,5 @@
-"""Reading untrusted files with bounds: regular files only, capped size, capped nesting.
+"""Files: reading untrusted ones with bounds (regular files only, capped size, capped
+nesting), and replacing files atomically.
 
 The lowest package holds this so every layer (tool lists here, operator and publish files in
 ``conditions``, bundles in ``submissions``, releases in ``reports``) reads files one way and
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -57,3 +59,21 @@ def deeper_than(data: Any, max_depth: int) -> bool:
             return True
         stack.extend((child, depth + 1) for child in node)
     return False
+
+
+def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Replace ``path`` with ``data`` atomically: a temporary file in the same directory,
+    given ``mode`` whatever the umask, synced, then renamed over ``path``. A reader sees the
+    old file or the new one, never a part; on failure the temporary file is removed and the
+    OSError raised."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 from functools import cached_property
 from pathlib import Path
@@ -19,6 +18,7 @@ from pydantic import (
 )
 
 from benchmark.harness import AgentArtifacts, Recipe, TrajectorySet, TypedSkill
+from drift import write_atomic
 from submissions._files import read_capped
 from submissions._limits import (
     LIMITS_HINT,
@@ -196,14 +196,10 @@ def load_bundle(path: Path) -> Bundle:
 
 def write_bundle(bundle: Bundle, out: Path) -> Path:
     """Write ``bundle`` as its canonical JSON (what ``vwt submissions pack`` produces)."""
-    tmp = out.with_name(out.name + ".tmp")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(bundle.canonical())
-        tmp.replace(out)
+        write_atomic(out, bundle.canonical())
     except (OSError, ValueError) as e:
-        with contextlib.suppress(OSError, ValueError):
-            tmp.unlink(missing_ok=True)
         reason = getattr(e, "strerror", None) or str(e)
         raise SubmissionError(
             f"cannot write {shown(str(out))} ({reason})", "check the path and free disk space"
