@@ -125,9 +125,8 @@ def execute(
         for record_json, trace in rows:
             record = TrialRecord.model_validate_json(record_json)
             last[record.key] = last.get(record.key, 0) + 1
-            record = record.model_copy(update={"attempt": last[record.key]})
-            stored.append((record, (record.model_dump_json(), trace)))
-        store.insert(row for _, row in stored)
+            stored.append((record.model_copy(update={"attempt": last[record.key]}), trace))
+        store.insert(stored)
         for record, _ in stored:
             result.ran += 1
             result.retried += record.attempt > 1

@@ -141,16 +141,16 @@ class TrialStore:
                 db.execute("ROLLBACK")
                 raise
 
-    def insert(self, rows: Iterable[tuple[str, bytes]]) -> int:
-        """Store (record JSON, compressed trace) pairs, each as the attempt its record names.
+    def insert(self, rows: Iterable[tuple[TrialRecord, bytes]]) -> int:
+        """Store (record, compressed trace) pairs, each as the attempt its record names.
 
         Raises RunnerError, storing none of ``rows``, if an attempt is already stored or a key
         would get a second valid attempt: the store never holds duplicates.
         """
         n = 0
         with self._connect() as db:
-            for record_json, trace in rows:
-                record = TrialRecord.model_validate_json(record_json)
+            for record, trace in rows:
+                record_json = record.model_dump_json()
                 try:
                     db.execute(
                         f"INSERT INTO trials ({_COLUMNS}) VALUES (:key, :attempt, :cycle, "

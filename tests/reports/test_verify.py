@@ -100,7 +100,7 @@ def run_frozen_in_process(cycle: Cycle, invalid: Callable[[Json], bool] = lambda
 
     rows = [row for batch in asyncio.run(run_all()) for row in batch]
     rows = [(as_invalid(r) if invalid(json.loads(r)) else r, t) for r, t in rows]
-    store_for(cycle.home).insert(rows)
+    store_for(cycle.home).insert((TrialRecord.model_validate_json(r), t) for r, t in rows)
     record_run(cycle, "frozen")
 
 

@@ -59,9 +59,9 @@ def make_record(**overrides: Any) -> TrialRecord:
     return TrialRecord.model_validate(fields)
 
 
-def row(record: TrialRecord, trace: bytes = b"[]") -> tuple[str, bytes]:
-    """What a worker returns for ``record``."""
-    return record.model_dump_json(), zlib.compress(trace)
+def row(record: TrialRecord, trace: bytes = b"[]") -> tuple[TrialRecord, bytes]:
+    """What the driver stores for ``record``: the record and its compressed trace."""
+    return record, zlib.compress(trace)
 
 
 def test_records_round_trip_in_key_order(tmp_path: Path) -> None:
