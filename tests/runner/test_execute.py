@@ -4,7 +4,7 @@ attempt kept), and the workers' network guard."""
 from __future__ import annotations
 
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,8 @@ import pytest
 from benchmark import default_cycle_spec_path
 from conditions import CycleSpec
 from runner import Batch, RunnerError, TrialRecord, TrialStore, execute, plan_phase, run_batch
-from submissions import reference_bundles
+from runner._plan import BATCH_SIZE
+from submissions import Bundle, reference_bundles
 from tests._netguard import NetworkBlocked
 
 pytestmark = pytest.mark.ray
@@ -24,16 +25,7 @@ SPEC = CycleSpec.load(default_cycle_spec_path())
 def test_execute_stores_every_trial_then_resume_is_a_no_op(
     ray_runtime: None, tmp_path: Path
 ) -> None:
-    batches = plan_phase(
-        cycle=SPEC.cycle,
-        cycle_seed=SPEC.seed,
-        phase="frozen",
-        conditions=[(SPEC.source.id, SPEC.source)],
-        bundles=[reference_bundles()[1]],
-        tasks_per_split=2,
-        k=2,
-        batch_size=3,
-    )
+    batches = source_plan(reference_bundles()[1:2], batch_size=3)
     planned = {t.key for b in batches for t in b.trials}
     assert len(batches) == 4 and len(planned) == 8
     store = TrialStore(tmp_path / "t.sqlite")
@@ -51,15 +43,7 @@ def test_execute_stores_every_trial_then_resume_is_a_no_op(
 
 def test_execute_runs_only_what_is_missing(ray_runtime: None, tmp_path: Path) -> None:
     def plan(k: int) -> Any:
-        return plan_phase(
-            cycle=SPEC.cycle,
-            cycle_seed=SPEC.seed,
-            phase="frozen",
-            conditions=[(SPEC.source.id, SPEC.source)],
-            bundles=[],
-            tasks_per_split=2,
-            k=k,
-        )
+        return source_plan(k=k)
 
     store = TrialStore(tmp_path / "t.sqlite")
     execute(store, plan(1), sandbox="local")
@@ -69,15 +53,19 @@ def test_execute_runs_only_what_is_missing(ray_runtime: None, tmp_path: Path) ->
     assert [r for r in store.records() if r.trial == 0] == kept
 
 
-def _plan(bundles: int = 0, tasks: int = 2, k: int = 2) -> list[Batch]:
+def source_plan(
+    bundles: Sequence[Bundle] = (), *, tasks: int = 2, k: int = 2, batch_size: int = BATCH_SIZE
+) -> list[Batch]:
+    """The frozen-phase batches of ``bundles`` and the baseline in the default source."""
     return plan_phase(
         cycle=SPEC.cycle,
         cycle_seed=SPEC.seed,
         phase="frozen",
         conditions=[(SPEC.source.id, SPEC.source)],
-        bundles=reference_bundles()[:bundles],
+        bundles=list(bundles),
         tasks_per_split=tasks,
         k=k,
+        batch_size=batch_size,
     )
 
 
@@ -111,7 +99,7 @@ def test_an_invalid_trial_is_retried_in_the_same_run_and_every_attempt_kept(
     monkeypatch.setattr("runner._execute.run_batch", failing_first(tmp_path, times=2))
     store = TrialStore(tmp_path / "t.sqlite")
     seen: list[tuple[int, int]] = []
-    batches = _plan()
+    batches = source_plan()
     result = execute(store, batches, sandbox="local", progress=lambda d, t: seen.append((d, t)))
     # 4 trials; the 2 with trial index 0 fail twice, then pass: 4 + 2 * 2 attempts
     assert (result.planned, result.already_stored, result.ran, result.retried) == (4, 0, 8, 4)
@@ -140,7 +128,7 @@ def test_trials_still_invalid_after_the_attempts_are_rerun_next_time_and_only_th
     marks.mkdir()
     monkeypatch.setattr("runner._execute.run_batch", failing_first(marks, times=99))
     store = TrialStore(tmp_path / "t.sqlite")
-    batches = _plan()
+    batches = source_plan()
     down = execute(store, batches, sandbox="local", max_attempts=2)
     assert (down.ran, down.retried, down.still_invalid) == (6, 2, 2)
     assert down.first_invalid is not None
@@ -158,7 +146,7 @@ def test_trials_still_invalid_after_the_attempts_are_rerun_next_time_and_only_th
 
 def test_max_attempts_must_be_positive(tmp_path: Path) -> None:
     with pytest.raises(RunnerError, match="at least 1"):
-        execute(TrialStore(tmp_path / "t.sqlite"), _plan(), max_attempts=0)
+        execute(TrialStore(tmp_path / "t.sqlite"), source_plan(), max_attempts=0)
 
 
 def _dial_out() -> str:

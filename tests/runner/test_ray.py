@@ -14,9 +14,10 @@ import pytest
 
 from benchmark import default_cycle_spec_path
 from conditions import CycleSpec
-from runner import TrialStore, execute, plan_phase
+from runner import TrialStore, execute
 from runner._worker import run_batch
 from submissions import reference_bundles
+from tests.runner.test_execute import source_plan
 from tests.runner.test_worker import cpu_hogs
 
 pytestmark = pytest.mark.ray
@@ -161,16 +162,7 @@ def test_workers_run_at_the_drivers_priority(ray_runtime: None) -> None:
 def test_a_phase_through_ray_under_cpu_contention_has_no_invalid_trials(
     ray_runtime: None, tmp_path: Path
 ) -> None:
-    batches = plan_phase(
-        cycle=SPEC.cycle,
-        cycle_seed=SPEC.seed,
-        phase="frozen",
-        conditions=[(SPEC.source.id, SPEC.source)],
-        bundles=[reference_bundles()[2]],
-        tasks_per_split=8,
-        k=2,
-        batch_size=16,
-    )
+    batches = source_plan(reference_bundles()[2:3], tasks=8, batch_size=16)
     store = TrialStore(tmp_path / "t.sqlite")
     with cpu_hogs():
         result = execute(store, batches, sandbox="local", max_attempts=1)  # no retries

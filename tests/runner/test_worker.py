@@ -20,9 +20,10 @@ import pytest
 from benchmark import default_cycle_spec_path, family, served_interface
 from benchmark.sim import Fault, FaultPlan, SimServer
 from conditions import CycleSpec
-from runner import Batch, TrialRecord, plan_phase, run_batch
+from runner import Batch, TrialRecord, run_batch
 from runner._worker import BatchFailed, run_batch_async
 from submissions import reference_bundles
+from tests.runner.test_execute import source_plan
 
 SPEC = CycleSpec.load(default_cycle_spec_path())
 
@@ -30,15 +31,7 @@ SPEC = CycleSpec.load(default_cycle_spec_path())
 @pytest.fixture(scope="module")
 def batches() -> list[Batch]:
     """Baseline and typed-skill batches in the source condition: 2 tasks x k=2 each."""
-    return plan_phase(
-        cycle=SPEC.cycle,
-        cycle_seed=SPEC.seed,
-        phase="frozen",
-        conditions=[(SPEC.source.id, SPEC.source)],
-        bundles=[reference_bundles()[2]],
-        tasks_per_split=2,
-        k=2,
-    )
+    return source_plan(reference_bundles()[2:3])
 
 
 def _run(batch: Batch) -> list[tuple[TrialRecord, bytes]]:
@@ -191,16 +184,7 @@ def cpu_hogs(n: int = 3) -> Iterator[None]:
 def test_a_fresh_worker_under_cpu_contention_has_no_invalid_trials() -> None:
     """A new worker (litellm not imported yet) runs 24 trials beside 3 CPU hogs: the imports
     happen before the event loop runs, so it never stalls long and no trial is invalid."""
-    batch = plan_phase(
-        cycle=SPEC.cycle,
-        cycle_seed=SPEC.seed,
-        phase="frozen",
-        conditions=[(SPEC.source.id, SPEC.source)],
-        bundles=[reference_bundles()[2]],
-        tasks_per_split=12,
-        k=2,
-        batch_size=24,
-    )[1]
+    batch = source_plan(reference_bundles()[2:3], tasks=12, batch_size=24)[1]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     with cpu_hogs():
         done = subprocess.run(
