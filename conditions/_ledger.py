@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import secrets
 import sqlite3
 from collections.abc import Iterator
@@ -23,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from conditions._wire import Hex32, canonical, sha256_hex
 from conditions.errors import ConditionsError
-from drift import write_atomic
+from drift import create_private_file, write_atomic
 
 GENESIS = "0" * 64
 """The ``prev`` of the first entry."""
@@ -110,18 +109,6 @@ class LedgerCheckpoint(BaseModel):
             return True
         before = (self.seq - 1 if self.seq else None, self.prev if self.seq else None)
         return self.pending and (last_seq, last_hash) == before
-
-
-def create_private_file(path: Path) -> None:
-    """Create ``path`` empty with mode 0600 whatever the umask, unless it exists."""
-    try:
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except FileExistsError:
-        return
-    try:
-        os.fchmod(fd, 0o600)
-    finally:
-        os.close(fd)
 
 
 class Ledger:

@@ -1,7 +1,7 @@
 """Versioned tool interfaces, drift operators and the drift classifier."""
 
 from drift._diff import classify
-from drift._files import capped_bytes, deeper_than, write_atomic
+from drift._files import capped_bytes, create_private_file, deeper_than, write_atomic
 from drift._generate import (
     KINDS,
     GenerateConfig,
@@ -70,6 +70,7 @@ __all__ = [
     "VersionFile",
     "capped_bytes",
     "classify",
+    "create_private_file",
     "deeper_than",
     "generate",
     "load_op_specs",

@@ -9,13 +9,13 @@ per key) is migrated in place, its rows becoming attempt 1.
 from __future__ import annotations
 
 import errno
-import os
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from drift import create_private_file
 from runner._records import TrialRecord
 from runner.errors import RunnerError
 
@@ -90,8 +90,7 @@ class TrialStore:
         """
         self.path = db_path
         try:
-            if not db_path.exists():
-                os.close(os.open(db_path, os.O_WRONLY | os.O_CREAT, 0o600))
+            create_private_file(db_path)
         except OSError as e:
             raise _store_error(db_path, e) from e
         with self._connect() as db:
