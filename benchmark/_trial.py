@@ -62,8 +62,10 @@ async def run_trial(
     artifacts: AgentArtifacts,
     seed: int,
 ) -> TrialResult:
-    """Run, verify and classify one trial. Infrastructure failures, and any other error
-    raised, make it 'invalid' (the reason names the error's class); the batch goes on."""
+    """Run, verify and classify one trial. ``seed`` is sent with every model request (the
+    runner sends the arm's request seed, see ``benchmark._seeds``). Infrastructure failures,
+    and any other error raised, make it 'invalid' (the reason names the error's class); the
+    batch goes on."""
     env = TrialEnvironment(family, task, served, backend, session)
     run = AgentRun()
     try:

@@ -82,7 +82,10 @@ class TrialRecord(BaseModel):
     task_seed: int = Field(description="Seed of the task's split.")
     generator_version: str = Field(description="Task generator version.")
     trial: int = Field(description="Trial index.")
-    seed: int = Field(description="Model seed.")
+    seed: int = Field(
+        description="Trial seed, shared by every arm; requests were sent "
+        "benchmark._seeds.request_seed(seed, bundle_hash or 'baseline')."
+    )
     model: str = Field(description="litellm model string.")
     provider: str = Field(description="Provider id.")
     harness: str = Field(description="Harness version.")

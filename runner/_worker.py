@@ -22,6 +22,7 @@ from benchmark import (
     run_trial,
     serve,
 )
+from benchmark._seeds import request_seed
 from benchmark.harness import AgentArtifacts, harness_version
 from drift import ServedInterface
 from runner._records import Batch, TrialRecord, TrialSpec
@@ -98,6 +99,9 @@ async def run_batch_async(
     # Locally, the host interpreter in isolated mode runs the stdlib-only backend.
     python = [sys.executable, "-I", "-S"] if sandbox.kind == "local" else ["python3"]
     limit = asyncio.Semaphore(concurrency)
+    # Requests carry the trial seed (shared by every arm) and the arm, so that arms share
+    # their trait draws but not their sampling noise; the record keeps the trial seed.
+    arm = batch.bundle_hash if batch.bundle_hash is not None else "baseline"
     # k trials share each task: generate every task of the batch once
     tasks = {
         i: fam.generate(c.task_family.split, i, batch.split_seed)
@@ -117,7 +121,7 @@ async def run_batch_async(
                 model=c.model.model,
                 harness=harness,
                 artifacts=artifacts,
-                seed=spec.seed,
+                seed=request_seed(spec.seed, arm),
             )
         trace = json.dumps(result.run.messages, sort_keys=True).encode()
         sha = hashlib.sha256(trace).hexdigest()

@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 
 from benchmark import default_cycle_spec_path, family, served_interface
+from benchmark._seeds import shared_seed
+from benchmark.harness import _loop
 from benchmark.sim import Fault, FaultPlan, SimServer
 from conditions import CycleSpec
 from runner import Batch, TrialRecord, run_batch
@@ -89,6 +91,30 @@ def test_the_sync_entry_point_takes_json_and_reuses_its_loop(batches: list[Batch
     assert [json.loads(r)["outcome"] for r, _ in first] == [
         json.loads(r)["outcome"] for r, _ in again
     ]
+
+
+def test_arms_send_different_request_seeds_with_a_shared_trial_seed(
+    batches: list[Batch], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The seed sent with a model request names the arm; the record keeps the trial seed."""
+    sent: set[int] = set()
+
+    async def answer(*_: Any, seed: int, **__: Any) -> dict[str, Any]:
+        sent.add(seed)
+        return {"role": "assistant", "content": "done"}  # the model is not what is tested
+
+    monkeypatch.setattr(_loop, "complete", answer)
+    baseline, typed = batches
+    assert [t.seed for t in baseline.trials] == [t.seed for t in typed.trials]
+    seeds: list[set[int]] = []
+    for batch in (baseline, typed):
+        sent.clear()
+        records = [record for record, _ in _run(batch)]
+        assert [r.seed for r in records] == [t.seed for t in batch.trials]
+        seeds.append(set(sent))
+    assert len(seeds[0]) == len(baseline.trials)  # one request seed per trial
+    assert not seeds[0] & seeds[1]
+    assert {shared_seed(s) for s in seeds[0]} == {shared_seed(s) for s in seeds[1]}
 
 
 def _over_http(batch: Batch) -> Batch:
