@@ -1,4 +1,5 @@
-"""The support-operations family: refunds and ticket handling over a simulated order system."""
+"""The support-operations family: refunds, account changes and ticket resolution over one
+simulated support system."""
 
 from __future__ import annotations
 
@@ -10,25 +11,16 @@ from benchmark.errors import BenchmarkError
 from benchmark.support_ops import _generator
 from benchmark.support_ops._backend import Backend
 from benchmark.support_ops._tools import EFFECTFUL_TOOLS, ENV_ID, base_tools, interface_versions
+from benchmark.support_ops._verifier import compare_states, effect_key
 from drift import InterfaceVersion, ToolCall, ToolSet
 
-VERIFIER_VERSION = "support_ops-verifier-1"
+VERIFIER_VERSION = "support_ops-verifier-2"
 _SPLIT_BASES = {"dev": 10000, "sealed": 50000, "adapt": 80000}
 _MAX_TASKS = 10000  # ids of one split stay below the next split's base
 
 
-def _normalise(state: dict[str, Any]) -> dict[str, Any]:
-    """The parts of a state the verifier judges: refunds by content, ticket outcomes, orders."""
-    refunds = sorted(
-        (r["order_id"], r["amount_cents"], r["reason"]) for r in state.get("refunds", [])
-    )
-    tickets = {t: (v["status"], v["resolution"]) for t, v in state["tickets"].items()}
-    orders = {o: v["refunded_cents"] for o, v in state["orders"].items()}
-    return {"refunds": refunds, "tickets": tickets, "orders": orders}
-
-
 class SupportOps(Family):
-    """Refund tasks graded by an end-state check (tau-bench style: expected state = initial
+    """Support tasks graded by an end-state check (tau-bench style: expected state = initial
     state with the reference calls applied)."""
 
     id = "support_ops"
@@ -66,20 +58,7 @@ class SupportOps(Family):
         return backend.dump()
 
     def verify(self, task: Task, end_state: dict[str, Any]) -> VerifierResult:
-        want, got = _normalise(self.expected_state(task)), _normalise(end_state)
-        reasons = []
-        if got["refunds"] != want["refunds"]:
-            reasons.append(f"refunds {got['refunds']} != expected {want['refunds']}")
-        if got["tickets"] != want["tickets"]:
-            reasons.append(f"tickets {got['tickets']} != expected {want['tickets']}")
-        if got["orders"] != want["orders"] and not reasons:
-            reasons.append("order balances differ from the expected end state")
-        return VerifierResult(passed=not reasons, reasons=tuple(reasons))
+        return compare_states(self.expected_state(task), end_state)
 
     def effect_key(self, call: ToolCall) -> tuple[Any, ...]:
-        args = call.arguments
-        if call.name == "issue_refund":
-            return ("issue_refund", args.get("order_id"), args.get("amount_cents"))
-        if call.name == "close_ticket":
-            return ("close_ticket", args.get("ticket_id"), args.get("resolution"))
-        return (call.name,)
+        return effect_key(call)

@@ -1,4 +1,12 @@
-"""The support-operations tool interface: base version and the generated versions."""
+"""The support-operations tool interface: base version and the generated versions.
+
+Every changing drift operator has a natural target among these fields: a unit
+(``amount_cents``), a default (``notify_customer``), a sign convention (``adjust_balance``'s
+``amount_cents``), a fraction scale (``rate``), enum meanings (``reason``, ``resolution``), a
+time zone (``callback_at``) and identifier meanings (``order_id``, ``ticket_id``,
+``customer_id``). The descriptions state the conventions: the sim reads them, and the drift
+operators rewrite them.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +16,19 @@ from drift import InterfaceVersion, RenameField, Tool, ToolSet, UnitChange
 
 ENV_ID = "support-ops"
 REFUND_REASONS = ("damaged", "duplicate_charge", "late_delivery", "goodwill")
-RESOLUTIONS = ("refunded", "no_action", "escalated")
-EFFECTFUL_TOOLS = ("issue_refund", "close_ticket")
+RESOLUTIONS = ("refunded", "account_updated", "escalated", "no_action")
+EFFECTFUL_TOOLS = (
+    "issue_refund",
+    "close_ticket",
+    "update_account",
+    "adjust_balance",
+    "set_discount",
+    "schedule_callback",
+)
+
+_ORDER_ID = {"type": "string", "description": "Order identifier, e.g. 'ORD-10001-1'."}
+_TICKET_ID = {"type": "string", "description": "Ticket id, e.g. 'TCK-2001'."}
+_CUSTOMER_ID = {"type": "string", "description": "Customer identifier, e.g. 'CUS-10001'."}
 
 
 def _obj(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -21,71 +40,130 @@ def _obj(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
     }
 
 
+def _tool(name: str, title: str, description: str, schema: dict[str, Any]) -> Tool:
+    return Tool(name=name, title=title, description=description, input_schema=schema)
+
+
+def _lookups() -> tuple[Tool, ...]:
+    return (
+        _tool(
+            "find_customer",
+            "Find customer",
+            "Look up a customer by email. Returns the customer id, contact details, balance, "
+            "discount and order ids, oldest first.",
+            _obj(
+                {"email": {"type": "string", "description": "Customer email address."}}, ["email"]
+            ),
+        ),
+        _tool(
+            "get_order",
+            "Get order",
+            "Fetch an order: line items with unit prices in cents, shipping fee in cents, total "
+            "and amount already refunded.",
+            _obj({"order_id": _ORDER_ID}, ["order_id"]),
+        ),
+    )
+
+
+def _refund_and_ticket_tools() -> tuple[Tool, ...]:
+    refund = {
+        "order_id": _ORDER_ID,
+        "amount_cents": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Amount to refund, in cents.",
+        },
+        "reason": {
+            "type": "string",
+            "enum": list(REFUND_REASONS),
+            "description": "Why the refund is issued.",
+        },
+        "notify_customer": {
+            "type": "boolean",
+            "default": True,
+            "description": "Email the customer a refund confirmation. Defaults to true.",
+        },
+    }
+    close = {
+        "ticket_id": _TICKET_ID,
+        "resolution": {
+            "type": "string",
+            "enum": list(RESOLUTIONS),
+            "description": "How the ticket was resolved.",
+        },
+        "note": {"type": "string", "description": "Optional note to the customer."},
+    }
+    return (
+        _tool(
+            "issue_refund",
+            "Issue refund",
+            "Refund money to the customer's original payment method. Irreversible.",
+            _obj(refund, ["order_id", "amount_cents", "reason"]),
+        ),
+        _tool(
+            "close_ticket",
+            "Close ticket",
+            "Close a support ticket with a resolution code.",
+            _obj(close, ["ticket_id", "resolution"]),
+        ),
+    )
+
+
+def _account_tools() -> tuple[Tool, ...]:
+    email = {"type": "string", "description": "The customer's new email address."}
+    amount = {
+        "type": "integer",
+        "description": "Balance adjustment in cents. Positive values credit the customer; "
+        "negative values debit them.",
+    }
+    rate = {
+        "type": "number",
+        "minimum": 0,
+        "maximum": 1,
+        "description": "Loyalty discount on future orders, as a fraction between 0 and 1.",
+    }
+    memo = {"type": "string", "description": "Optional internal memo for the adjustment."}
+    return (
+        _tool(
+            "update_account",
+            "Update account",
+            "Change the email address on a customer's account.",
+            _obj({"customer_id": _CUSTOMER_ID, "email": email}, ["customer_id", "email"]),
+        ),
+        _tool(
+            "adjust_balance",
+            "Adjust balance",
+            "Credit or debit a customer's account balance.",
+            _obj(
+                {"customer_id": _CUSTOMER_ID, "amount_cents": amount, "memo": memo},
+                ["customer_id", "amount_cents"],
+            ),
+        ),
+        _tool(
+            "set_discount",
+            "Set discount",
+            "Set the loyalty discount a customer gets on future orders.",
+            _obj({"customer_id": _CUSTOMER_ID, "rate": rate}, ["customer_id", "rate"]),
+        ),
+    )
+
+
+def _callback() -> Tool:
+    callback_at = {
+        "type": "string",
+        "description": "When to call the customer back: local time YYYY-MM-DDTHH:MM:SS, in UTC.",
+    }
+    return _tool(
+        "schedule_callback",
+        "Schedule callback",
+        "Schedule a phone call back to the customer about a ticket.",
+        _obj({"ticket_id": _TICKET_ID, "callback_at": callback_at}, ["ticket_id", "callback_at"]),
+    )
+
+
 def base_tools() -> ToolSet:
     """The canonical support-ops tool set (version ``support-ops@1``), in MCP form."""
-    order_id = {"type": "string", "description": "Order identifier, e.g. 'ORD-10001'."}
-    return ToolSet(
-        tools=(
-            Tool(
-                name="find_customer",
-                title="Find customer",
-                description="Look up a customer by email. Returns the customer and order ids, "
-                "oldest first.",
-                input_schema=_obj(
-                    {"email": {"type": "string", "description": "Customer email address."}},
-                    ["email"],
-                ),
-            ),
-            Tool(
-                name="get_order",
-                title="Get order",
-                description="Fetch an order: line items with unit prices in cents, shipping "
-                "fee in cents, total and amount already refunded.",
-                input_schema=_obj({"order_id": order_id}, ["order_id"]),
-            ),
-            Tool(
-                name="issue_refund",
-                title="Issue refund",
-                description="Refund money to the customer's original payment method. Irreversible.",
-                input_schema=_obj(
-                    {
-                        "order_id": order_id,
-                        "amount_cents": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "description": "Amount to refund, in cents.",
-                        },
-                        "reason": {
-                            "type": "string",
-                            "enum": list(REFUND_REASONS),
-                            "description": "Why the refund is issued.",
-                        },
-                    },
-                    ["order_id", "amount_cents", "reason"],
-                ),
-            ),
-            Tool(
-                name="close_ticket",
-                title="Close ticket",
-                description="Close a support ticket with a resolution code.",
-                input_schema=_obj(
-                    {
-                        "ticket_id": {
-                            "type": "string",
-                            "description": "Ticket id, e.g. 'TCK-2001'.",
-                        },
-                        "resolution": {
-                            "type": "string",
-                            "enum": list(RESOLUTIONS),
-                            "description": "How the ticket was resolved.",
-                        },
-                        "note": {"type": "string", "description": "Optional note to the customer."},
-                    },
-                    ["ticket_id", "resolution"],
-                ),
-            ),
-        )
-    )
+    return ToolSet(tools=(*_lookups(), *_refund_and_ticket_tools(), *_account_tools(), _callback()))
 
 
 def interface_versions() -> dict[str, InterfaceVersion]:
