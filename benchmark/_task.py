@@ -5,11 +5,14 @@ from __future__ import annotations
 import hashlib
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from drift import InterfaceVersion, ToolCall, ToolSet
+
+if TYPE_CHECKING:
+    from benchmark.sim import KnowledgePack
 
 
 class Task(BaseModel):
@@ -82,6 +85,10 @@ class Family(ABC):
     @abstractmethod
     def effect_key(self, call: ToolCall) -> tuple[Any, ...]:
         """What identifies the effect of an effectful canonical call (for the drift oracle)."""
+
+    def sim_pack(self) -> KnowledgePack | None:
+        """What sim models know about this family (None: they do not recognise its tasks)."""
+        return None
 
     def split_seed(self, split: str, cycle_seed: int) -> int:
         """Seed of a split. The public dev split is the same in every cycle; sealed splits are

@@ -1,5 +1,6 @@
 """Versioned tool interfaces, drift operators and the drift classifier."""
 
+from drift._conventions import UNITS, Convention, convert, read_convention, read_stated, unit_in
 from drift._diff import classify
 from drift._files import capped_bytes, create_private_file, deeper_than, write_atomic
 from drift._generate import (
@@ -35,10 +36,12 @@ from drift.errors import DriftError, ToolCallError
 __all__ = [
     "KINDS",
     "OPERATOR_TYPES",
+    "UNITS",
     "AddOptionalField",
     "AnyOperator",
     "Change",
     "ChangelogEntry",
+    "Convention",
     "DefaultFlip",
     "DiffReport",
     "DriftClass",
@@ -70,6 +73,7 @@ __all__ = [
     "VersionFile",
     "capped_bytes",
     "classify",
+    "convert",
     "create_private_file",
     "deeper_than",
     "generate",
@@ -79,5 +83,8 @@ __all__ = [
     "parse_op_spec",
     "parse_tool_list",
     "read_base",
+    "read_convention",
+    "read_stated",
+    "unit_in",
     "write_atomic",
 ]

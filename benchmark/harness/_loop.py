@@ -22,6 +22,8 @@ from benchmark.harness._versions import HarnessVersion
 from drift import ToolCall
 
 LOAD_SKILL = "load_skill"
+STOP_REPORT = "INTERFACE CHANGE:"
+"""How the preamble asks a model to begin a reply that stops on a detected interface change."""
 
 
 class AgentRun(BaseModel):
@@ -162,6 +164,8 @@ class _Agent:
             messages.append(reply)
             if not reply.get("tool_calls"):
                 run.final = str(reply.get("content") or "")
+                if run.final.startswith(STOP_REPORT):
+                    run.safe_stop = run.final  # the model stopped and reported a change
                 return run
             for tc in reply["tool_calls"]:
                 result = await self.tool(tc)

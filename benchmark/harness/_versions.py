@@ -26,7 +26,9 @@ class HarnessVersion(BaseModel):
 
 _PREAMBLE = (
     "You are a customer-support operations agent. Resolve the ticket using the tools. "
-    "Tool calls with effect cannot be undone. When you are done, reply with a short summary."
+    "Tool calls with effect cannot be undone. When you are done, reply with a short summary. "
+    "If a tool's description contradicts your playbook or skill, do not guess: stop and reply "
+    "'INTERFACE CHANGE: <what differs>'."
 )
 
 HARNESSES: dict[str, HarnessVersion] = {

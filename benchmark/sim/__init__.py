@@ -1,10 +1,23 @@
 """The ``sim`` model provider: simulated model versions and providers served through litellm.
 
+An engine that knows no family, plus one knowledge pack per family (``KnowledgePack``).
 Sim models exist to exercise the framework offline. Their numbers say nothing about real models.
 """
 
-from benchmark.sim._catalogue import PROVIDER, SIM_MODELS, SimModelSpec, sim_model
+from benchmark.sim._catalogue import FORMATS, PROVIDER, SIM_MODELS, SimModelSpec, sim_model
+from benchmark.sim._engine import Move, next_move
 from benchmark.sim._faults import Fault, FaultPlan, ServerStats
+from benchmark.sim._pack import (
+    Action,
+    FromResult,
+    Kind,
+    KnowledgePack,
+    LineTotal,
+    Slot,
+    Step,
+    packs,
+    register_pack,
+)
 from benchmark.sim._server import SimServer
 
 
@@ -16,13 +29,25 @@ def register_sim_provider() -> None:
 
 
 __all__ = [
+    "FORMATS",
     "PROVIDER",
     "SIM_MODELS",
+    "Action",
     "Fault",
     "FaultPlan",
+    "FromResult",
+    "Kind",
+    "KnowledgePack",
+    "LineTotal",
+    "Move",
     "ServerStats",
     "SimModelSpec",
     "SimServer",
+    "Slot",
+    "Step",
+    "next_move",
+    "packs",
+    "register_pack",
     "register_sim_provider",
     "sim_model",
 ]

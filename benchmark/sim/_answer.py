@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmark.sim._catalogue import sim_model
-from benchmark.sim._policy import Move, next_move
+from benchmark.sim._engine import Move, next_move
 
 
 def approx_tokens(obj: Any) -> int:

@@ -4,7 +4,7 @@ simulated support system."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmark._task import Family, Task, VerifierResult
 from benchmark.errors import BenchmarkError
@@ -13,6 +13,9 @@ from benchmark.support_ops._backend import Backend
 from benchmark.support_ops._tools import EFFECTFUL_TOOLS, ENV_ID, base_tools, interface_versions
 from benchmark.support_ops._verifier import compare_states, effect_key
 from drift import InterfaceVersion, ToolCall, ToolSet
+
+if TYPE_CHECKING:
+    from benchmark.sim import KnowledgePack
 
 VERIFIER_VERSION = "support_ops-verifier-2"
 _SPLIT_BASES = {"dev": 10000, "sealed": 50000, "adapt": 80000}
@@ -46,6 +49,11 @@ class SupportOps(Family):
 
     def interface_versions(self) -> dict[str, InterfaceVersion]:
         return interface_versions()
+
+    def sim_pack(self) -> KnowledgePack:
+        from benchmark.support_ops._sim_pack import PACK
+
+        return PACK
 
     def backend_file(self) -> Path:
         return Path(__file__).with_name("_backend.py")

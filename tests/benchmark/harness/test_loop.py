@@ -9,6 +9,7 @@ from benchmark import (
     family,
     served_interface,
 )
+from benchmark._seeds import request_seed
 from benchmark.harness import AgentArtifacts, AgentRun, TypedSkill, harness_version, run_agent
 from drift import InterfaceVersion, RenameField, ServedInterface
 from submissions import reference_dir
@@ -103,7 +104,13 @@ def test_matching_skill_is_in_the_context_and_the_run_completes(tmp_path: Path) 
 def test_harness_v2_offers_skills_through_a_tool(tmp_path: Path) -> None:
     served = served_interface("support-ops", "support-ops@1")
     runs = [
-        _run(tmp_path / str(s), served, "harness-v2", AgentArtifacts(skills=(SKILL,)), seed=s)
+        _run(
+            tmp_path / str(s),
+            served,
+            "harness-v2",
+            AgentArtifacts(skills=(SKILL,)),
+            seed=request_seed(s, "baseline"),
+        )
         for s in range(8)
     ]
     for run in runs:

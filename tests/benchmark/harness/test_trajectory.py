@@ -20,11 +20,12 @@ KIND_WORDS = {
 
 
 def test_retrieval_finds_an_episode_of_the_same_kind_for_most_tasks() -> None:
-    tasks = family("support_ops").tasks("sealed", 40, 5)
+    tasks = [t for t in family("support_ops").tasks("sealed", 100, 5) if t.kind in KIND_WORDS]
     same = 0
     for t in tasks:
         episode = retrieve(MEMORY, t.instruction)
         same += any(w in episode.instruction.lower() for w in KIND_WORDS[t.kind])
+    assert len(tasks) == 40
     assert same >= 30  # word overlap is a decent, imperfect retriever
 
 

@@ -8,8 +8,9 @@ import litellm
 import pytest
 
 from benchmark import family, served_interface
+from benchmark._seeds import request_seed
 from benchmark.sim import register_sim_provider, sim_model
-from benchmark.sim._policy import draw_profile
+from benchmark.sim._profile import draw_profile
 
 register_sim_provider()
 
@@ -39,9 +40,10 @@ def test_field_names_follow_the_schema_only_when_the_model_rereads_it() -> None:
     spec = sim_model("acme-2")
     seen = set()
     for seed in range(40):
+        seed = request_seed(seed, "baseline")
         profile = draw_profile(spec, seed, TASK.instruction)
         call = _ask("sim/acme-2", "support-ops@2-rename", seed)
-        expected = "order_number" if profile.rereads else "order_id"
+        expected = "order_number" if profile.reads_schema else "order_id"
         assert expected in call, (seed, call)
         seen.add(expected)
     assert seen == {"order_number", "order_id"}
@@ -51,13 +53,14 @@ def test_units_are_read_from_descriptions_with_some_probability() -> None:
     spec = sim_model("acme-2")
     amounts = set()
     for seed in range(60):
+        seed = request_seed(seed, "baseline")
         profile = draw_profile(spec, seed, TASK.instruction)
         call = _ask("sim/acme-2", "support-ops@2-units", seed)
-        if not (profile.rereads and profile.understood):
+        if not (profile.reads_schema and profile.reads_numbers):
             continue
-        want = CENTS / 100 if profile.reads_units else CENTS
+        want = CENTS / 100 if profile.reads_conventions else CENTS
         assert call["amount"] == pytest.approx(want)
-        amounts.add(profile.reads_units)
+        amounts.add(profile.reads_conventions)
     assert amounts == {True, False}
 
 

@@ -1,0 +1,360 @@
+"""The sim engine: from the messages and tool schemas a model is sent to its next move.
+
+It knows no family. A knowledge pack says what a request is and needs; the engine plans the
+next unmet step, matches actions and slots to the schema the model reads (the served one, or
+the one it remembers), works out each value (stated, read from a result, computed), believes a
+convention for each field (what it remembers, what it reads in the schema, what an artifact
+states — and, when those disagree, what it does about it), and writes the value accordingly.
+No side channel: only messages, tool schemas, the model's spec and the request seed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from benchmark.sim._catalogue import SimModelSpec
+from benchmark.sim._guidance import Guidance, Key, read_guidance
+from benchmark.sim._intent import Request, read_request
+from benchmark.sim._pack import FromResult, LineTotal, Slot, Step
+from benchmark.sim._profile import Profile, draw_profile
+from benchmark.sim._text import best_match, score, tokens
+from benchmark.sim._values import OMIT, encode, meaning_of, pick_code
+from drift import Convention, read_convention, unit_in
+
+LOAD_SKILL = "load_skill"
+_MISSING = object()
+_STOP_PROTOCOL = re.compile(r"stop and reply '([^'<]*?)\s*<")
+
+
+@dataclass(frozen=True)
+class Move:
+    """A tool call to make, or a final answer (``tool`` is None)."""
+
+    tool: str | None = None
+    arguments: dict[str, Any] | None = None
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class _Need:
+    action: str
+
+
+@dataclass
+class _Past:
+    action: str | None
+    ok: bool
+    result: Any
+
+
+class _Stop(Exception):
+    pass
+
+
+def _overlay(base: Convention, over: Convention) -> Convention:
+    """``base`` with every aspect ``over`` states."""
+    stated = {
+        f.name: getattr(over, f.name)
+        for f in fields(Convention)
+        if getattr(over, f.name) not in (None, {})
+    }
+    return replace(base, **stated)
+
+
+class _Mind:
+    def __init__(
+        self,
+        spec: SimModelSpec,
+        profile: Profile,
+        request: Request,
+        guidance: Guidance,
+        sent: dict[str, dict[str, Any]],
+        past: list[_Past],
+    ) -> None:
+        self.spec, self.profile, self.request, self.guidance = spec, profile, request, guidance
+        self.pack, self.kind = request.pack, request.kind
+        self.sent, self.past = sent, past
+        self.recovering = any(not p.ok for p in past) and profile.recovers
+        self.rereads = profile.reads_schema or self.recovering
+        self.sees = self.rereads and (profile.reads_conventions or self.recovering)
+
+    # --- the schema the model reads -------------------------------------------------------
+    def schema(self) -> dict[str, dict[str, Any]]:
+        return self.sent if self.rereads else self.pack.remembered()
+
+    def _tool_in(self, tools: dict[str, dict[str, Any]], action: str) -> str | None:
+        descs = {n: str(f.get("description", "")) for n, f in tools.items() if n != LOAD_SKILL}
+        return best_match(descs, self.pack.actions[action].lexicon)
+
+    def tool_for(self, action: str) -> tuple[str, dict[str, Any]]:
+        tools = self.schema()
+        forced = None if self.recovering else self.guidance.tools.get(action)
+        name = forced or self._tool_in(tools, action) or action
+        return name, tools.get(name, {})
+
+    @staticmethod
+    def _field_in(fn: dict[str, Any], lexicon: dict[str, int]) -> tuple[str | None, dict[str, Any]]:
+        props = fn.get("parameters", {}).get("properties", {})
+        name = best_match({p: str(v.get("description", "")) for p, v in props.items()}, lexicon)
+        return name, props.get(name or "", {})
+
+    def field_for(self, key: Key, fn: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        action, slot = key
+        props = fn.get("parameters", {}).get("properties", {})
+        forced = None if self.recovering else self.guidance.fields.get(key)
+        if forced:
+            return forced, props.get(forced, {})
+        name, prop = self._field_in(fn, self.pack.actions[action].inputs[slot])
+        return name or slot, prop
+
+    # --- what the model believes a field means --------------------------------------------
+    def believe(self, key: Key, field: str, prop: dict[str, Any]) -> Convention:
+        action, slot = key
+        memory = self.pack.remembered()
+        mem_tool = self._tool_in(memory, action)
+        mem_field, mem_prop = self._field_in(
+            memory.get(mem_tool or "", {}), self.pack.actions[action].inputs[slot]
+        )
+        belief = read_convention(mem_field or "", mem_prop) if mem_field else Convention()
+        seen = read_convention(field, prop if self.sees else {})
+        if self.rereads:
+            belief = _overlay(belief, seen)
+        stated = self.guidance.conventions.get(key)
+        if stated is None:
+            return belief
+        conflict = self.sees and stated.differs(seen)
+        if conflict and self.noticed():
+            if self.spec.on_conflict == "stop":
+                differs = ", ".join(stated.differs(seen))
+                raise _Stop(f"'{field}': my instructions and its description disagree ({differs})")
+            if self.spec.on_conflict == "schema":
+                return belief
+        return _overlay(belief, stated)
+
+    def noticed(self) -> bool:
+        return self.profile.notices_conflicts or self.recovering
+
+    # --- values ---------------------------------------------------------------------------
+    def done(self, action: str) -> _Past | None:
+        return next((p for p in reversed(self.past) if p.ok and p.action == action), None)
+
+    def from_result(self, source: FromResult, name: str) -> Any:
+        past = self.done(source.action)
+        if past is None:
+            return _Need(source.action)
+        if not isinstance(past.result, dict):
+            return _MISSING
+        for key, value in past.result.items():
+            if not set(source.key) <= set(tokens(key)):
+                continue
+            if source.pick == "last" and isinstance(value, list) and value:
+                return value[0 if self.request.misread == name else -1]
+            if self.kind.slots[name].type in ("money", "signed") and isinstance(value, int | float):
+                unit = unit_in(" ".join(tokens(key))) or "cents"
+                return round(value * (100 if unit == "dollars" else 1))
+            return value
+        return _MISSING
+
+    def line_total(self, rule: LineTotal, name: str) -> Any:
+        past = self.done(rule.action)
+        if past is None:
+            return _Need(rule.action)
+        rows = (
+            next((v for k, v in (past.result or {}).items() if rule.rows in tokens(k)), None)
+            if isinstance(past.result, dict)
+            else None
+        )
+        wanted = str(self.request.stated.get(rule.match, "")).lower()
+        if not isinstance(rows, list) or not wanted:
+            return _MISSING
+        rows = [r for r in rows if isinstance(r, dict)]
+        index = next(
+            (i for i, r in enumerate(rows) if wanted in (str(v).lower() for v in r.values())), None
+        )
+        if index is None:
+            return _MISSING
+        if self.request.misread == name and len(rows) > 1:  # another line of the order
+            others = [i for i in range(len(rows)) if i != index]
+            index = others[int(self.request.variant * len(others))]
+        row = rows[index]
+        price_key = next((k for k in row if rule.price in tokens(k)), None)
+        count_key = next((k for k in row if any(t.startswith(rule.count) for t in tokens(k))), None)
+        price, count = row.get(price_key or ""), row.get(count_key or "", 1)
+        if not isinstance(price, int | float) or not isinstance(count, int | float):
+            return _MISSING
+        unit = unit_in(" ".join(tokens(price_key or ""))) or "cents"
+        return round(price * count * (100 if unit == "dollars" else 1))
+
+    def value(self, name: str, belief: Convention) -> Any:
+        slot = self.kind.slots[name]
+        if slot.value is not None:
+            return slot.value
+        keyed = belief.takes is not None and belief.not_takes == self.pack.stated_ids
+        if slot.type == "id" and keyed and slot.keyed is not None:
+            return self.from_result(slot.keyed, name)
+        if name in self.request.stated:
+            return self.request.stated[name]
+        need: Any = _MISSING
+        sources: list[FromResult | LineTotal] = [*slot.results]
+        if slot.derive is not None:
+            sources.append(slot.derive)
+        for source in sources:
+            found = (
+                self.from_result(source, name)
+                if isinstance(source, FromResult)
+                else self.line_total(source, name)
+            )
+            if isinstance(found, _Need):
+                need = found if need is _MISSING else need
+            elif found is not _MISSING:
+                return found
+        return need
+
+    def code(self, key: Key, name: str, belief: Convention, prop: dict[str, Any]) -> Any:
+        slot = self.kind.slots[name]
+        concept = str(slot.concept)
+        enum = [str(e) for e in prop.get("enum") or []]
+        explicit = slot.stated is not None and name in self.request.stated
+        said = self.guidance.constants.get(key) or self.guidance.codes.get(concept)
+        if said is not None and not explicit:
+            served = read_convention("", prop) if self.sees else Convention()
+            changed = meaning_of(said, served) != said
+            if not (changed and self.noticed() and self._on_conflict(key, said)):
+                return said
+        if self.profile.maps_enums or slot.fallback is None or explicit:
+            chosen = concept
+        else:
+            chosen = slot.fallback
+        if not enum:
+            return chosen
+        return pick_code(enum, self.pack.concepts[chosen], belief) or enum[-1]
+
+    def _on_conflict(self, key: Key, said: str) -> bool:
+        """True when the model drops the artifact's value for the schema's reading."""
+        if self.spec.on_conflict == "stop":
+            raise _Stop(f"'{said}' is described as meaning something else than I was told")
+        return self.spec.on_conflict == "schema"
+
+    # --- moves ----------------------------------------------------------------------------
+    def call(self, action: str, args: dict[str, str], depth: int = 0) -> Move:
+        name, fn = self.tool_for(action)
+        out: dict[str, Any] = {}
+        for input_slot, slot_name in args.items():
+            key = (action, input_slot)
+            field, prop = self.field_for(key, fn)
+            belief = self.believe(key, field, prop)
+            slot: Slot = self.kind.slots[slot_name]
+            if slot.type == "code":
+                out[field] = self.code(key, slot_name, belief, prop)
+                continue
+            found = self.value(slot_name, belief)
+            if isinstance(found, _Need):
+                return self.read(found.action, depth)
+            if found is _MISSING or found is None:
+                return Move(text=f"I could not work out the {slot_name.replace('_', ' ')}.")
+            written = encode(slot, found, belief, prop, self.pack)
+            if written is not OMIT:
+                out[field] = written
+        return Move(tool=name, arguments=out)
+
+    def read(self, action: str, depth: int) -> Move:
+        inputs = self.pack.actions[action].inputs
+        if depth > 3 or self.done(action) or not set(inputs) <= set(self.kind.slots):
+            return Move(text="I could not find what I needed to go on.")
+        return self.call(action, {s: s for s in inputs}, depth + 1)
+
+    def known(self, step: Step) -> bool:
+        text = self.request.text
+        if step.action in self.guidance.forbidden:
+            return False
+        stated = step.stated is not None and re.search(step.stated, text, re.IGNORECASE)
+        return bool(
+            step.core
+            or stated
+            or self.profile.knows_procedure
+            or step.action in self.guidance.steps
+        )
+
+    def next(self, context: str) -> Move:
+        try:
+            for step in self.kind.steps:
+                if self.done(step.action) or not self.known(step):
+                    continue
+                return self.call(step.action, step.args)
+        except _Stop as stop:
+            # report the way the system prompt asks for, if it asks
+            protocol = _STOP_PROTOCOL.search(context)
+            prefix = protocol.group(1) if protocol else "I stopped:"
+            return Move(text=f"{prefix} {stop}. I stopped without acting.")
+        acted = [p.action for p in self.past if p.ok and p.action]
+        return Move(text="Done: " + ", ".join(dict.fromkeys(acted)) + "." if acted else "Done.")
+
+
+def _action_of_tool(name: str, sent: dict[str, dict[str, Any]], request: Request) -> str | None:
+    desc = str(sent.get(name, {}).get("description", ""))
+    scores = {a: score(name, desc, spec.lexicon) for a, spec in request.pack.actions.items()}
+    best = max(scores, key=lambda a: scores[a], default=None)
+    return best if best is not None and scores[best] >= 3 else None
+
+
+def _history(
+    messages: list[dict[str, Any]], sent: dict[str, dict[str, Any]], request: Request
+) -> list[_Past]:
+    names: dict[str, str] = {}
+    past = []
+    for m in messages:
+        for tc in m.get("tool_calls") or []:
+            names[tc["id"]] = tc["function"]["name"]
+        if m.get("role") == "tool":
+            content = str(m.get("content") or "")
+            ok = not content.startswith("error")
+            try:
+                result = json.loads(content) if ok else content
+            except json.JSONDecodeError:
+                result = content  # text, e.g. a loaded skill
+            tool = names.get(m.get("tool_call_id", ""), "")
+            action = None if tool == LOAD_SKILL else _action_of_tool(tool, sent, request)
+            past.append(_Past(action, ok, result))
+    return past
+
+
+def _unloaded_skills(sent: dict[str, dict[str, Any]], messages: list[dict[str, Any]]) -> list[str]:
+    """Skill names an on-demand loader offers that the model has not loaded yet."""
+    loader = sent.get(LOAD_SKILL)
+    if loader is None:
+        return []
+    names = loader.get("parameters", {}).get("properties", {}).get("name", {}).get("enum", [])
+    loaded = {
+        json.loads(tc["function"]["arguments"]).get("name")
+        for m in messages
+        for tc in m.get("tool_calls") or []
+        if tc["function"]["name"] == LOAD_SKILL
+    }
+    return [n for n in names if n not in loaded]
+
+
+def next_move(
+    spec: SimModelSpec, seed: int, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+) -> Move:
+    """The model's next move given everything it was sent."""
+    context = "\n".join(
+        str(m.get("content") or "") for m in messages if m.get("role") in ("system", "tool")
+    )
+    user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    profile = draw_profile(spec, seed, user)
+    request = read_request(user, profile.reads_numbers, profile.misread, profile.variant)
+    if request is None:
+        return Move(text="I do not know how to help with this request.")
+    sent = {t["function"]["name"]: t["function"] for t in tools if "function" in t}
+    past = _history(messages, sent, request)
+    errors = [p for p in past if not p.ok]
+    if past and not past[-1].ok and (not profile.recovers or len(errors) >= 3):
+        return Move(text=f"I could not complete this: {past[-1].result}")
+    loadable = _unloaded_skills(sent, messages)
+    if loadable and profile.loads_skills:
+        return Move(tool=LOAD_SKILL, arguments={"name": loadable[0]})
+    guidance = read_guidance(request.pack, request.kind, context, profile.follows)
+    return _Mind(spec, profile, request, guidance, sent, past).next(context)

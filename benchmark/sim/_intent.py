@@ -1,0 +1,129 @@
+"""Reading a request: which kind it is (by the packs), and the typed values it states.
+
+A model that does not read every detail right misreads one, the way people do: a transposed
+digit in an amount or a percentage, an afternoon hour read on a 12-hour clock, another line of
+an order, the first of a list where the last was meant. Never a blanket scale factor, and never
+when the model read the request right.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+from benchmark.sim._pack import Kind, KnowledgePack, Slot, packs
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_TIME = re.compile(r"\b\d{1,2}:\d{2}\b")
+_ZONE = re.compile(r"\bUTC(?:([+-])(\d{2}):(\d{2}))?")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a model read an instruction to ask for."""
+
+    pack: KnowledgePack
+    kind: Kind
+    stated: dict[str, Any]
+    misread: str | None = None  # the slot whose value was misread, if any
+    variant: float = 0.0
+    text: str = field(default="", repr=False)
+
+
+def _instant(text: str) -> str | None:
+    """A stated time as local UTC 'YYYY-MM-DDTHH:MM:SS', or None."""
+    date, time = _DATE.search(text), _TIME.search(text)
+    if date is None or time is None:
+        return None
+    hours, minutes = (int(p) for p in time.group().split(":"))
+    zone = _ZONE.search(text)
+    offset = timedelta()
+    if zone and zone.group(1):
+        sign = -1 if zone.group(1) == "-" else 1
+        offset = sign * timedelta(hours=int(zone.group(2)), minutes=int(zone.group(3)))
+    local = datetime.fromisoformat(date.group()).replace(hour=hours, minute=minutes)
+    moment = local.replace(tzinfo=timezone(offset)).astimezone(UTC)
+    return moment.replace(tzinfo=None).isoformat(timespec="seconds")
+
+
+def typed(slot: Slot, text: str) -> Any:
+    """The typed value of a slot stated as ``text``."""
+    if slot.type in ("money", "signed", "percent"):
+        number = _NUMBER.search(text.replace(",", ""))
+        if number is None:
+            return None
+        value = float(number.group())
+        return round(value * 100) if slot.type != "percent" else round(value / 100, 6)
+    if slot.type == "instant":
+        return _instant(text)
+    return text
+
+
+def _stated(kind: Kind, text: str) -> dict[str, Any]:
+    out = {}
+    for name, slot in kind.slots.items():
+        if slot.stated is None:
+            continue
+        match = re.search(slot.stated, text)
+        if match:
+            value = typed(slot, match.group(1) if match.groups() else match.group())
+            if value is not None:
+                out[name] = value
+    return out
+
+
+def _transpose(digits: str, u: float) -> str:
+    """``digits`` with one adjacent pair of different digits (after the first) swapped."""
+    pairs = [i for i in range(1, len(digits) - 1) if digits[i] != digits[i + 1]]
+    if not pairs:
+        return digits
+    i = pairs[int(u * len(pairs))]
+    return digits[:i] + digits[i + 1] + digits[i] + digits[i + 2 :]
+
+
+def _misread_value(slot: Slot, value: Any, u: float) -> Any:
+    if slot.type in ("money", "signed"):
+        return int(_transpose(str(value), u))
+    if slot.type == "percent":
+        whole = str(round(value * 100))
+        swapped = len(whole) == 2 and whole[0] != whole[1]
+        return round(int(whole[::-1]) / 100, 6) if swapped else value
+    if slot.type == "instant":
+        hour = int(value[11:13])
+        return f"{value[:11]}{hour - 12:02d}{value[13:]}" if hour > 12 else value
+    return value
+
+
+def misreadable(kind: Kind, stated: dict[str, Any]) -> list[str]:
+    """Slots a model can misread in this request: stated numbers and times, and values it
+    must pick out of a result (a line of an order, an element of a list)."""
+    out = []
+    for name, slot in sorted(kind.slots.items()):
+        if name in stated:
+            picked = _misread_value(slot, stated[name], 0.5) != stated[name]
+        else:
+            picked = slot.derive is not None or any(r.pick == "last" for r in slot.results)
+        if picked:
+            out.append(name)
+    return out
+
+
+def read_request(text: str, reads_numbers: bool, which: float, variant: float) -> Request | None:
+    """The request ``text`` makes, as a model reads it; None if no pack recognises it."""
+    for pack in packs():
+        for kind in pack.kinds:
+            if not any(re.search(t, text, re.IGNORECASE) for t in kind.triggers):
+                continue
+            stated = _stated(kind, text)
+            misread = None
+            candidates = misreadable(kind, stated)
+            if not reads_numbers and candidates:
+                misread = candidates[int(which * len(candidates))]
+                if misread in stated:
+                    slot = kind.slots[misread]
+                    stated[misread] = _misread_value(slot, stated[misread], variant)
+            return Request(pack, kind, stated, misread, variant, text)
+    return None

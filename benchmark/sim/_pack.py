@@ -1,0 +1,124 @@
+"""Knowledge packs: what a sim model knows about one task family, declared, not scripted.
+
+A pack says how the family's instructions parse into typed slots, which actions a request
+needs and which slots each action's arguments take, where a slot's value comes from (stated in
+the instruction, read from a tool result, or computed from one), and the words that match
+actions and slots to whatever schema is served. The engine (``_engine``) knows no family: adding
+a family means writing a pack and registering it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+SlotType = Literal["money", "signed", "percent", "instant", "code", "id", "email", "text", "flag"]
+"""Typed slots: money (minor units), signed money (a direction and an amount), percent (a
+fraction), instant (UTC), code (a concept mapped onto an enum), id, email, text, flag (bool)."""
+
+Lexicon = dict[str, int]
+"""Word → weight: how strongly a word in a name or description points at an action or slot."""
+
+
+@dataclass(frozen=True)
+class FromResult:
+    """A slot read from the latest successful result of ``action``: the value under the key whose
+    words include all of ``key`` (searched at the top level); ``pick='last'`` takes a list's last
+    element."""
+
+    action: str
+    key: tuple[str, ...]
+    pick: Literal["value", "last"] = "value"
+
+
+@dataclass(frozen=True)
+class LineTotal:
+    """A money slot computed from ``action``'s result: in the list under a key with word
+    ``rows``, the row whose name matches slot ``match``; its ``price`` × ``count`` (both found by
+    key words), in the unit the price key's name states."""
+
+    action: str
+    rows: str
+    match: str
+    price: str = "price"
+    count: str = "quant"
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One typed slot of a request: where its value comes from, in order of preference."""
+
+    type: SlotType
+    stated: str | None = None  # regex on the instruction; group 1 if present, else the match
+    results: tuple[FromResult, ...] = ()
+    keyed: FromResult | None = None  # ids: the result showing the id as the system keys it
+    derive: LineTotal | None = None
+    concept: str | None = None  # code slots: the concept wanted
+    fallback: str | None = None  # code slots: the concept a model unsure of the codes picks
+    value: Any = None  # a constant the request implies (e.g. flag True)
+    direction: str | None = None  # signed slots: the direction wanted (a word)
+
+
+@dataclass(frozen=True)
+class Step:
+    """An action with effect the request needs. ``args`` maps the action's input slots to
+    request slots. ``stated``: a regex on the instruction that makes the step explicit;
+    ``core`` steps are what the request is (always known); other steps are known when stated,
+    when the model knows the procedure, or when a followed artifact names them."""
+
+    action: str
+    args: dict[str, str]
+    core: bool = False
+    stated: str | None = None
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of request: how to recognise it, its slots, its steps."""
+
+    name: str
+    triggers: tuple[str, ...]  # regexes on the instruction (any)
+    slots: dict[str, Slot]
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class Action:
+    """An action the family's tools offer, and the words that find it in any schema."""
+
+    lexicon: Lexicon
+    inputs: dict[str, Lexicon]  # input slot → words that find its field
+    reads: bool = False  # no effect; planned when a later slot needs its result
+
+
+@dataclass(frozen=True)
+class KnowledgePack:
+    """Everything a sim model knows about one family."""
+
+    family: str
+    actions: dict[str, Action]
+    kinds: tuple[Kind, ...]
+    concepts: dict[str, Lexicon]  # code concepts → the words that mean them
+    directions: dict[str, tuple[str, ...]] = field(default_factory=dict)  # signed: word → synonyms
+    remembered: Callable[[], dict[str, dict[str, Any]]] = dict  # training-time tools (name → fn)
+    stated_ids: str = "display number"  # what kind of identifier instructions give
+
+
+_PACKS: dict[str, KnowledgePack] = {}
+
+
+def register_pack(pack: KnowledgePack) -> None:
+    """Make ``pack`` known to every sim model (replacing one of the same family)."""
+    _PACKS[pack.family] = pack
+
+
+def packs() -> list[KnowledgePack]:
+    """Registered packs: the built-in families' first, then any registered later."""
+    from benchmark._registry import FAMILIES
+
+    for fam in FAMILIES.values():
+        pack = fam.sim_pack()
+        if pack is not None and pack.family not in _PACKS:
+            _PACKS[pack.family] = pack
+    return list(_PACKS.values())
