@@ -36,12 +36,35 @@ class Status(StrEnum):
 
 @app.command("models")
 def models_cmd() -> None:
-    """List the sim models: name, simulated provider, version and the recipe formats it reads."""
-    table = Table("model", "provider", "version", "recipe formats", "trained on")
-    for spec in SIM_MODELS.values():
-        formats = ", ".join(spec.recipe_formats)
-        table.add_row(spec.name, spec.provider, spec.version, formats, spec.remembers)
+    """List the sim models: name, simulated provider, version and their skill parameters."""
+    table = Table(
+        "model",
+        "provider",
+        "version",
+        "numbers",
+        "enums",
+        "procedure",
+        "schema",
+        "conventions",
+        "recover",
+        "conflict",
+        "temperature",
+        "follows (p ≥ 0.5)",
+    )
+    for s in SIM_MODELS.values():
+        follows = ", ".join(f for f, p in s.follows.items() if p >= 0.5)
+        table.add_row(
+            s.name,
+            s.provider,
+            s.version,
+            *(f"{p:.2f}" for p in (s.read_numbers, s.map_enums, s.know_procedure)),
+            *(f"{p:.2f}" for p in (s.read_schema, s.read_conventions, s.recover)),
+            f"{s.notice_conflicts:.2f} → {s.on_conflict}",
+            f"{s.temperature:.2f}",
+            follows,
+        )
     console.print(table)
+    console.print("every parameter is explained in docs/sim.md", highlight=False)
     console.print("in-process: model 'sim/<model>'; over HTTP: 'vwt sim serve'", highlight=False)
 
 

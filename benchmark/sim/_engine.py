@@ -135,7 +135,9 @@ class _Mind:
         return _overlay(belief, stated)
 
     def noticed(self) -> bool:
-        return self.profile.notices_conflicts or self.recovering
+        """Whether the model notices an artifact/schema conflict it could see (a recovering
+        model re-reads the schema, so it can see one; noticing is still its own draw)."""
+        return self.profile.notices_conflicts
 
     # --- values ---------------------------------------------------------------------------
     def done(self, action: str) -> _Past | None:
