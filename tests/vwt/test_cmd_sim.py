@@ -24,12 +24,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_models_lists_the_catalogue() -> None:
-    result = runner.invoke(app, ["sim", "models"], env={"COLUMNS": "200"})
+    result = runner.invoke(app, ["sim", "models"], env={"COLUMNS": "250"})
     assert result.exit_code == 0, result.output
     for name in ("acme-2", "orbit-2"):
         row = next(line for line in result.output.splitlines() if f" {name} " in line)
         spec = SIM_MODELS[name]
-        assert spec.provider in row and ", ".join(spec.recipe_formats) in row
+        followed = ", ".join(f for f, p in spec.follows.items() if p >= 0.5)
+        assert spec.provider in row and followed in row and spec.on_conflict in row
+        assert f"{spec.read_conventions:.2f}" in row
 
 
 def test_serve_help_names_every_fault() -> None:
