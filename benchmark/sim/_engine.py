@@ -195,9 +195,12 @@ class _Mind:
         if slot.value is not None:
             return slot.value
         keyed = belief.takes is not None and belief.not_takes == self.pack.stated_ids
-        if slot.type == "id" and keyed and slot.keyed is not None:
+        wrong_kind = slot.type == "id" and keyed  # a stated id is not what the field takes
+        if wrong_kind and slot.keyed is not None:
             return self.from_result(slot.keyed, name)
-        if name in self.request.stated:
+        if wrong_kind and not slot.results:
+            raise _Stop(f"the {name} field takes the {belief.takes}, which I cannot look up")
+        if name in self.request.stated and not wrong_kind:
             return self.request.stated[name]
         need: Any = _MISSING
         sources: list[FromResult | LineTotal] = [*slot.results]
