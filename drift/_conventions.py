@@ -8,6 +8,7 @@ One registry of units serves both directions.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,13 +101,18 @@ def _meanings(desc: str) -> dict[str, str]:
 
 def read_convention(name: str, prop: dict[str, Any]) -> Convention:
     """The convention field ``name`` with JSON-schema ``prop`` states."""
-    desc = str(prop.get("description", ""))
+    default, maximum = prop.get("default"), prop.get("maximum")
+    return _read(name, str(prop.get("description", "")), default, maximum)
+
+
+@functools.lru_cache(maxsize=4096)
+def _read(name: str, desc: str, default: Any, maximum: Any) -> Convention:
+    """``read_convention`` on the parts of a property it reads (cached: schemas repeat)."""
     unit = unit_in(desc) or unit_in(" ".join(tokens(name)))  # the description outranks a name
     scale = "percent" if PERCENT_TEXT.search(desc) else None
-    if scale is None and (FRACTION_TEXT.search(desc) or prop.get("maximum") == 1):
+    if scale is None and (FRACTION_TEXT.search(desc) or maximum == 1):
         scale = "fraction"
     signs = {m.group(1).lower(): m.group(2).strip().lower() for m in _SIGN.finditer(desc)}
-    default = prop.get("default")
     if default is None:
         stated = _DEFAULT.search(desc)
         if stated:

@@ -85,7 +85,25 @@ def _classified(
     )
 
 
+_CHECKED: dict[tuple[str, tuple[tuple[str, str, str], ...]], InterfaceCheck] = {}
+_CHECKED_MAX = 256
+
+
 def check_interface(skill: TypedSkill, served: dict[str, ServedInterface]) -> InterfaceCheck:
+    """``_check_interface``, remembered per (skill, served interfaces): every trial of an arm
+    asks the same question, and classifying a changed interface takes tens of milliseconds."""
+    key = (
+        skill.model_dump_json(),
+        tuple(sorted((env, s.version.label, s.digest) for env, s in served.items())),
+    )
+    if key not in _CHECKED:
+        if len(_CHECKED) >= _CHECKED_MAX:
+            _CHECKED.clear()
+        _CHECKED[key] = _check_interface(skill, served)
+    return _CHECKED[key]
+
+
+def _check_interface(skill: TypedSkill, served: dict[str, ServedInterface]) -> InterfaceCheck:
     """Whether ``skill`` may run against the ``served`` interfaces (env id → served).
 
     Declared drift changes the version label; undeclared drift keeps it but changes the digest.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from benchmark.sim._pack import Lexicon
@@ -10,10 +11,12 @@ IDENT = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
 NEGATION = re.compile(r"\b(?:never|do not|don't|must not|should not|no need to)\b", re.I)
 
 
-def tokens(text: str) -> list[str]:
-    """Lower-case word tokens, splitting snake_case and camelCase."""
+@functools.lru_cache(maxsize=65536)
+def tokens(text: str) -> tuple[str, ...]:
+    """Lower-case word tokens, splitting snake_case and camelCase (cached: the same names and
+    descriptions are read at every turn)."""
     text = re.sub(r"([a-z])([A-Z])", r"\1 \2", text)
-    return re.findall(r"[a-z]+", text.lower())
+    return tuple(re.findall(r"[a-z]+", text.lower()))
 
 
 def score(name: str, desc: str, lexicon: Lexicon) -> int:
