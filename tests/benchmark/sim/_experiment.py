@@ -4,22 +4,28 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from benchmark import Family, TrialResult, family, run_trial, serve, stable_int
+import pytest
+
+from benchmark import Family, Task, TrialResult, family, run_trial, serve, stable_int
 from benchmark._seeds import request_seed
 from benchmark.harness import AgentArtifacts, harness_version
+from benchmark.sim import FORMATS, SIM_MODELS, SimModelSpec
 from drift import AnyOperator, InterfaceVersion
 from tests.benchmark._helpers import start_backend
 
 
 @dataclass
 class Arm:
-    """The results of one arm, by task."""
+    """The results of one arm: ``results[i]`` is a trial of ``tasks[i]``."""
 
+    tasks: list[Task] = field(default_factory=list)
     results: list[TrialResult] = field(default_factory=list)
 
     @property
@@ -33,6 +39,48 @@ class Arm:
     @property
     def critical(self) -> int:
         return self.outcomes["critical"]
+
+
+CERTAIN: dict[str, Any] = {
+    "read_numbers": 1.0,
+    "map_enums": 1.0,
+    "know_procedure": 1.0,
+    "read_schema": 1.0,
+    "read_conventions": 1.0,
+    "recover": 1.0,
+    "load_skills": 1.0,
+    "notice_conflicts": 0.0,
+    "on_conflict": "artifact",
+    "temperature": 0.0,
+}
+"""A controlled model's parameters unless a test says otherwise: every skill certain, conflicts
+never noticed, no sampling noise."""
+
+
+def use_model(
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    *,
+    follows: dict[str, float] | tuple[str, ...] = FORMATS,
+    **params: Any,
+) -> str:
+    """Put a controlled sim model ``name`` into the catalogue for one test: ``CERTAIN`` updated
+    by ``params``; ``follows`` gives per-format probabilities, or the formats it always follows
+    (and no other). Returns the name to pass to ``run_arm``."""
+    if not isinstance(follows, dict):
+        follows = {f: float(f in follows) for f in FORMATS}
+    spec = SimModelSpec.model_validate(
+        {
+            "name": name,
+            "provider": "test",
+            "version": "1",
+            **CERTAIN,
+            **params,
+            "follows": {f: follows.get(f, 0.0) for f in FORMATS},
+        }
+    )
+    monkeypatch.setitem(SIM_MODELS, name, spec)
+    return name
 
 
 def version(*ops: AnyOperator, env: str = "support-ops") -> InterfaceVersion:
@@ -69,6 +117,7 @@ def run_arm(
             try:
                 for task in chosen:
                     for j in range(k):
+                        out.tasks.append(task)
                         out.results.append(
                             await run_trial(
                                 fam,
@@ -87,3 +136,12 @@ def run_arm(
         return out
 
     return asyncio.run(go())
+
+
+def tool_calls(result: TrialResult) -> list[tuple[str, dict[str, Any]]]:
+    """The tool calls a trial's model made, in order: (name, arguments) as it sent them."""
+    return [
+        (tc["function"]["name"], json.loads(tc["function"]["arguments"]))
+        for m in result.run.messages
+        for tc in m.get("tool_calls") or []
+    ]
