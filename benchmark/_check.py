@@ -20,7 +20,14 @@ def check_cycle_spec(spec: CycleSpec) -> None:
     """
     cat = spec.catalogue
     for fam in cat.task_families:
-        family(fam.family).generate(fam.split, 0, 0)  # unknown family or split raises
+        built = family(fam.family)
+        built.generate(fam.split, 0, 0)  # unknown family or split raises
+        if fam.split == built.examples_split:
+            raise BenchmarkError(
+                f"task family {fam.family}: split {fam.split!r} holds worked examples for "
+                "building artifacts and is never evaluated",
+                f"evaluate on one of: {', '.join(s for s in built.splits if s != fam.split)}",
+            )
     for env, versions in cat.tool_interfaces.items():
         family_for_env(env)
         for vid in versions:

@@ -60,6 +60,9 @@ class Family(ABC):
     generator_version: str
     verifier_version: str
     splits: tuple[str, ...]
+    examples_split: str | None = None
+    """A public split of worked examples to build artifacts from (retrieved memories, few-shot
+    recipes); never evaluated, so a memory drawn from it cannot hold an evaluated task."""
     effectful_tools: tuple[str, ...]
 
     @abstractmethod
@@ -91,10 +94,10 @@ class Family(ABC):
         return None
 
     def split_seed(self, split: str, cycle_seed: int) -> int:
-        """Seed of a split. The public dev split is the same in every cycle; sealed splits are
-        drawn from the (private) cycle seed."""
-        if split == "dev":
-            return stable_int(self.id, "dev", self.generator_version)
+        """Seed of a split. The public dev and examples splits are the same in every cycle;
+        sealed splits are drawn from the (private) cycle seed."""
+        if split in ("dev", self.examples_split):
+            return stable_int(self.id, split, self.generator_version)
         return stable_int(self.id, split, cycle_seed)
 
     def tasks(self, split: str, n: int, cycle_seed: int) -> list[Task]:

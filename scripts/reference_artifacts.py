@@ -2,7 +2,8 @@
 
 - typed-skill: the tools and schema digest the skill declares (``requires``), from the served
   ``support-ops@1`` interface. Everything the skill says (steps, codes, units, verifier) stays.
-- retrieved-trajectories: two solved episodes of each refund kind from the public dev split —
+- retrieved-trajectories: two solved episodes of each refund kind from the public examples
+  split (never evaluated, so the memory holds no task it is evaluated on) —
   the reference calls, with the lookups a real agent needs before them. The memory stays
   refunds-only on purpose: that is what lets a refunds-only submission show no gain on
   account changes.
@@ -49,10 +50,11 @@ def episode(task: Task) -> Episode:
 
 
 def episodes(name: str) -> TrajectorySet:
-    """The memory ``name``: the first dev tasks of each refund kind, in split order."""
-    dev = family("support_ops").tasks("dev", EPISODES_PER_KIND * len(KINDS), 0)
+    """The memory ``name``: the first example tasks of each refund kind, in split order."""
+    fam = family("support_ops")
+    examples = fam.tasks(str(fam.examples_split), EPISODES_PER_KIND * len(KINDS), 0)
     return TrajectorySet(
-        name=name, episodes=tuple(episode(t) for t in dev if t.kind in REFUND_KINDS)
+        name=name, episodes=tuple(episode(t) for t in examples if t.kind in REFUND_KINDS)
     )
 
 

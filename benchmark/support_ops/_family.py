@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from benchmark.sim import KnowledgePack
 
 VERIFIER_VERSION = "support_ops-verifier-2"
-_SPLIT_BASES = {"dev": 10000, "sealed": 50000, "adapt": 80000}
+_SPLIT_BASES = {"dev": 10000, "sealed": 50000, "adapt": 80000, "examples": 90000}
 _MAX_TASKS = 10000  # ids of one split stay below the next split's base
 
 
@@ -31,6 +31,7 @@ class SupportOps(Family):
     generator_version = _generator.GENERATOR_VERSION
     verifier_version = VERIFIER_VERSION
     splits = tuple(_SPLIT_BASES)
+    examples_split = "examples"
     effectful_tools = EFFECTFUL_TOOLS
 
     def generate(self, split: str, index: int, seed: int) -> Task:

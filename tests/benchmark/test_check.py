@@ -35,6 +35,12 @@ def test_the_embedded_default_checks() -> None:
             "unknown interface version 'support-ops@9'",
         ),
         (
+            lambda d: d["catalogue"]["task_families"].append(
+                {"family": "support_ops", "split": "examples"}
+            ),
+            "holds worked examples for building artifacts",
+        ),
+        (
             lambda d: d["catalogue"]["task_families"].append({"family": "poetry", "split": "x"}),
             "unknown task family",
         ),

@@ -40,10 +40,24 @@ def _episode(task: Task) -> dict:
     return {"instruction": task.instruction, "calls": calls, "outcome": "success"}
 
 
-def test_the_reference_episodes_are_solved_refund_tasks_of_the_public_dev_split() -> None:
+def test_the_reference_episodes_are_solved_refund_tasks_of_the_examples_split() -> None:
     bundle = load_bundle_dir(reference_dir("retrieved-trajectories"))
     (memory,) = bundle.agent_artifacts().trajectories
-    dev = family("support_ops").tasks("dev", 2 * len(KINDS), 0)
-    refunds = [t for t in dev if t.kind in REFUND_KINDS]  # the memory stays refunds-only
+    fam = family("support_ops")
+    examples = fam.tasks("examples", 2 * len(KINDS), 0)
+    refunds = [t for t in examples if t.kind in REFUND_KINDS]  # the memory stays refunds-only
     assert [e.model_dump(mode="json") for e in memory.episodes] == [_episode(t) for t in refunds]
     assert sorted(t.kind for t in refunds) == sorted(2 * REFUND_KINDS)
+
+
+def test_the_reference_memory_holds_no_task_of_an_evaluated_split() -> None:
+    (memory,) = (
+        load_bundle_dir(reference_dir("retrieved-trajectories")).agent_artifacts().trajectories
+    )
+    remembered = {e.instruction for e in memory.episodes}
+    fam = family("support_ops")
+    for split in ("dev", "sealed", "adapt"):
+        evaluated = {t.instruction for t in fam.tasks(split, 200, 20261201)}
+        assert not remembered & evaluated, split
+    # the memory's own split is public and the same in every cycle
+    assert fam.tasks("examples", 3, 1) == fam.tasks("examples", 3, 2)
