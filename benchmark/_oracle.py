@@ -39,6 +39,10 @@ def _is_number(value: Any) -> bool:
 
 
 def _value_distance(a: Any, b: Any) -> float:
+    """How far apart two elements of effect keys are. Numbers (not bools) that are equal are 0
+    apart, non-zero numbers of one sign |ln(a/b)| apart; everything else (strings, bools, None,
+    numbers of opposite sign or zero against non-zero) is 0 apart when equal and infinitely far
+    otherwise."""
     if _is_number(a) and _is_number(b):
         if a == b:
             return 0.0
@@ -46,29 +50,22 @@ def _value_distance(a: Any, b: Any) -> float:
     return 0.0 if type(a) is type(b) and a == b else math.inf
 
 
-def _key_distance(a: tuple[Any, ...], b: tuple[Any, ...]) -> float:
-    """How far apart two effect keys are: the sum of their elements' distances.
-
-    Numbers (not bools) that are equal are 0 apart, non-zero numbers of one sign |ln(a/b)|
-    apart; everything else (strings, bools, None, numbers of opposite sign or zero against
-    non-zero) is 0 apart when equal and infinitely far otherwise, as are keys of different
-    lengths.
-    """
-    if len(a) != len(b):
-        return math.inf
-    return sum((_value_distance(x, y) for x, y in zip(a, b, strict=True)), 0.0)
-
-
 def _explains(
     misread: tuple[Any, ...], effect: tuple[Any, ...], expected: Iterable[tuple[Any, ...]]
 ) -> bool:
     """Whether ``misread`` is near an expected key (of its canonical tool, the keys' first
-    element) that ``effect`` is far from."""
+    element) that ``effect`` is far from, on the elements the old reading changes: what the
+    agent got wrong elsewhere (another code, another order) neither excuses nor adds to it."""
+    if len(misread) != len(effect):
+        return False
+    pairs = enumerate(zip(misread, effect, strict=True))
+    changed = [i for i, (m, e) in pairs if _value_distance(m, e) > 0]
     for want in expected:
-        if want[:1] != misread[:1]:
+        if want[:1] != misread[:1] or len(want) != len(misread):
             continue
-        old = _key_distance(misread, want)
-        if old <= EXPLAINED and _key_distance(effect, want) >= old + SCALE_GAP:
+        old = sum((_value_distance(misread[i], want[i]) for i in changed), 0.0)
+        new = sum((_value_distance(effect[i], want[i]) for i in changed), 0.0)
+        if old <= EXPLAINED and new >= old + SCALE_GAP:
             return True
     return False
 
@@ -82,9 +79,11 @@ def check_call(
     a call whose effect is expected is never flagged. Otherwise, for each changing operator
     whose old reading applies to ``call``, that reading explains the call when, against some
     expected key of the same canonical tool, it is at most ``EXPLAINED`` (a factor 2) away
-    while the actual effect is at least ``SCALE_GAP`` (a factor 10) further away. Keys are
-    compared element-wise: numbers by |ln(a/b)| (0 when equal, infinitely far across a sign or
-    against zero), anything else by equality (0 or infinitely far); distances add up. Such an
+    while the actual effect is at least ``SCALE_GAP`` (a factor 10) further away, both measured
+    on the elements where the old reading and the effect differ (the changed fields): numbers
+    by |ln(a/b)| (0 when equal, infinitely far across a sign or against zero), anything else by
+    equality (0 or infinitely far); distances add up. What else the call gets wrong (another
+    code, another order) neither excuses it nor counts against the old reading. Such an
     agent meant (about) the right thing under the old semantics and so did something else
     under the new ones: it proceeded silently on changed semantics, even if it also misread a
     detail. The flag's ``intended`` is that old reading. The rule knows no family.

@@ -350,10 +350,11 @@ def next_move(
     )
     user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
     profile = draw_profile(spec, seed, user)
-    request = read_request(user, profile.reads_numbers, profile.misread, profile.variant)
+    sent = {t["function"]["name"]: t["function"] for t in tools if "function" in t}
+    offered = {n: str(f.get("description", "")) for n, f in sent.items() if n != LOAD_SKILL}
+    request = read_request(user, profile.reads_numbers, profile.misread, profile.variant, offered)
     if request is None:
         return Move(text="I do not know how to help with this request.")
-    sent = {t["function"]["name"]: t["function"] for t in tools if "function" in t}
     past = _history(messages, sent, request)
     errors = [p for p in past if not p.ok]
     if past and not past[-1].ok and (not profile.recovers or len(errors) >= 3):

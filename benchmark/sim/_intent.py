@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from benchmark.sim._pack import Kind, KnowledgePack, Slot, packs
+from benchmark.sim._text import score
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME = re.compile(r"\b\d{1,2}:\d{2}\b")
@@ -111,19 +112,43 @@ def misreadable(kind: Kind, stated: dict[str, Any]) -> list[str]:
     return out
 
 
-def read_request(text: str, reads_numbers: bool, which: float, variant: float) -> Request | None:
-    """The request ``text`` makes, as a model reads it; None if no pack recognises it."""
+def _fit(pack: KnowledgePack, tools: dict[str, str]) -> float:
+    """The share of ``pack``'s actions that some offered tool (name → description) clearly
+    fits."""
+    found = [
+        any(score(name, desc, action.lexicon) >= 3 for name, desc in tools.items())
+        for action in pack.actions.values()
+    ]
+    return sum(found) / max(1, len(found))
+
+
+def read_request(
+    text: str,
+    reads_numbers: bool,
+    which: float,
+    variant: float,
+    tools: dict[str, str] | None = None,
+) -> Request | None:
+    """The request ``text`` makes, as a model reads it; None if no pack recognises it. When
+    the kinds of several packs match, the pack whose actions the offered ``tools`` (name →
+    description) fit best reads it; registration order breaks ties."""
+    matched: list[tuple[KnowledgePack, Kind]] = []
     for pack in packs():
-        for kind in pack.kinds:
-            if not any(re.search(t, text, re.IGNORECASE) for t in kind.triggers):
-                continue
-            stated = _stated(kind, text)
-            misread = None
-            candidates = misreadable(kind, stated)
-            if not reads_numbers and candidates:
-                misread = candidates[int(which * len(candidates))]
-                if misread in stated:
-                    slot = kind.slots[misread]
-                    stated[misread] = _misread_value(slot, stated[misread], variant)
-            return Request(pack, kind, stated, misread, variant, text)
-    return None
+        kind = next(
+            (k for k in pack.kinds if any(re.search(t, text, re.IGNORECASE) for t in k.triggers)),
+            None,
+        )
+        if kind is not None:
+            matched.append((pack, kind))
+    if not matched:
+        return None
+    pack, kind = max(matched, key=lambda pk: _fit(pk[0], tools or {}))
+    stated = _stated(kind, text)
+    misread = None
+    candidates = misreadable(kind, stated)
+    if not reads_numbers and candidates:
+        misread = candidates[int(which * len(candidates))]
+        if misread in stated:
+            slot = kind.slots[misread]
+            stated[misread] = _misread_value(slot, stated[misread], variant)
+    return Request(pack, kind, stated, misread, variant, text)

@@ -67,10 +67,11 @@ def test_misread_amount_in_the_new_unit_is_a_failure_not_critical() -> None:
     assert check_call(FAMILY, TASK, served, _units_call(MISREAD / 100)) is None
 
 
-def test_old_unit_on_another_order_is_not_critical() -> None:
+def test_old_unit_on_another_order_or_code_is_critical() -> None:
     served = served_interface("support-ops", "support-ops@2-units")
     other = f"{REFUND.arguments['order_id']}9"
-    assert check_call(FAMILY, TASK, served, _units_call(CENTS, order_id=other)) is None
+    assert check_call(FAMILY, TASK, served, _units_call(CENTS, order_id=other)) is not None
+    assert check_call(FAMILY, TASK, served, _units_call(CENTS, reason="goodwill")) is not None
 
 
 def test_preserving_drift_and_reads_are_never_critical() -> None:
@@ -280,10 +281,10 @@ def test_an_effect_less_than_ten_times_further_off_is_not_critical() -> None:
     assert check_call(TOY, TOY_TASK, served, _call(amount_cents=-2499)) is None
 
 
-def test_an_old_reading_changing_another_detail_is_not_critical() -> None:
+def test_an_old_reading_is_critical_whatever_else_the_call_gets_wrong() -> None:
     served = _served(SignConvention(tool=TOOL, field="amount_cents"))
     call = _call(amount_cents=-2499, kind="hold")
-    assert check_call(TOY, TOY_TASK, served, call) is None
+    assert check_call(TOY, TOY_TASK, served, call) is not None
 
 
 def test_the_oracle_looks_only_at_effectful_tools() -> None:

@@ -242,11 +242,6 @@ def test_the_pack_acts_on_a_changed_scale_through_the_shared_conventions(
     assert read.success == 1.0, [r.verifier for r in read.results]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the engine reads a request's kind from its words alone: the first registered pack "
-    "whose trigger matches claims it, whatever tools are served",
-)
 def test_a_request_goes_to_the_pack_of_the_served_tools(
     lights: Lights, monkeypatch: pytest.MonkeyPatch
 ) -> None:
