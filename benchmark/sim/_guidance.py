@@ -53,6 +53,8 @@ class Guidance:
 
     def state(self, key: Key, stated: Convention) -> None:
         """Record a convention stated for ``key`` (aspects already stated are kept)."""
+        if stated == Convention():
+            return
         old = self.conventions.get(key, Convention())
         merged = {
             name: getattr(old, name) if getattr(old, name) not in (None, {}) else value
@@ -133,10 +135,23 @@ def _read_clause(reader: _Reader, clause: str, line_action: str | None, g: Guida
             g.state(
                 key, read_stated(f"{' '.join(tokens(ident))} {_segment(clause[match.end() :])}")
             )
+    if action is not None:
+        _read_slot_words(reader, clause, action, g)
     for match in _CONSTANT.finditer(clause):
         for key in reader.slot_of(action, match.group(1)):
             g.constants.setdefault(key, match.group(2))
     _read_codes(reader, clause, g)
+
+
+def _read_slot_words(reader: _Reader, clause: str, action: str, g: Guidance) -> None:
+    """Conventions stated for a field named in plain words ('the refund amount is in cents')."""
+    low = clause.lower()
+    for slot, lexicon in reader.pack.actions[action].inputs.items():
+        for word in (w for w, weight in lexicon.items() if weight >= 3):
+            found = re.search(rf"\b{re.escape(word)}\b", low)
+            if found:
+                g.state((action, slot), read_stated(_segment(clause[found.end() :])))
+                break
 
 
 def _read_codes(reader: _Reader, clause: str, g: Guidance) -> None:

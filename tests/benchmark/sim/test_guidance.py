@@ -1,0 +1,67 @@
+"""Artifacts are read by what they say: content changes the reading, wording does not."""
+
+import json
+
+from benchmark.sim._guidance import read_recipe, read_skill
+from benchmark.support_ops._sim_pack import PACK
+from submissions import reference_dir
+
+ALL = frozenset({"numbered", "bullets", "headings", "tables", "prose"})
+RECIPE = (reference_dir("prompt-recipe") / "refund-playbook.md").read_text()
+SKILL = (reference_dir("typed-skill") / "refund-ticket.skill.json").read_text()
+
+
+def test_the_reference_recipe_reads_as_its_code_map_steps_and_units() -> None:
+    g = read_recipe(PACK, RECIPE, ALL)
+    assert g.codes == {
+        "duplicate": "duplicate_charge",
+        "damaged": "damaged",
+        "late": "late_delivery",
+    }
+    assert {"refund", "close"} <= g.steps and not g.forbidden
+    assert g.conventions[("refund", "amount")].unit == "cents"
+    assert g.constants[("close", "resolution")] == "refunded"
+
+
+def test_a_wrong_code_map_is_read_as_written() -> None:
+    wrong = RECIPE.replace("duplicate_charge for double charges", "damaged for double charges")
+    assert read_recipe(PACK, wrong, ALL).codes["duplicate"] == "damaged"
+
+
+def test_rewording_keeps_the_reading() -> None:
+    reworded = (
+        "Playbook\n"
+        '1. Shut the ticket with close_ticket, resolution "refunded".\n'
+        "2. Refund through issue_refund: order_id, amount_cents (the dollar amount times 100), "
+        "reason: late_delivery for delayed orders, damaged for broken goods, duplicate_charge for "
+        "double charges.\n"
+    )
+    g, h = read_recipe(PACK, reworded, ALL), read_recipe(PACK, RECIPE, ALL)
+    assert g.codes == h.codes
+    assert g.conventions[("refund", "amount")].unit == h.conventions[("refund", "amount")].unit
+    assert g.constants == h.constants
+
+
+def test_negations_forbid_and_only_in_a_followed_format() -> None:
+    text = RECIPE + "\n- Never close the ticket.\n"
+    assert "close" in read_recipe(PACK, text, ALL).forbidden
+    assert "close" not in read_recipe(PACK, text, frozenset({"numbered"})).forbidden
+    assert "close" not in read_recipe(PACK, RECIPE, ALL).forbidden
+
+
+def test_a_unit_binds_to_the_field_it_is_stated_for() -> None:
+    about_prices = "1. Call get_order; its prices are in dollars.\n2. Call issue_refund.\n"
+    assert ("refund", "amount") not in read_recipe(PACK, about_prices, ALL).conventions
+    plain = "1. The refund amount is in dollars.\n2. Set the discount rate as a percent.\n"
+    conventions = read_recipe(PACK, plain, ALL).conventions
+    assert conventions[("refund", "amount")].unit == "dollars"
+    assert conventions[("set_discount", "rate")].scale == "percent"
+
+
+def test_a_typed_skill_is_read_for_its_codes_and_units() -> None:
+    g = read_skill(PACK, SKILL)
+    assert g.codes["duplicate"] == "duplicate_charge"
+    assert g.conventions[("refund", "amount")].unit == "cents"
+    skill = json.loads(SKILL)
+    skill["codes"] = {phrase: "goodwill" for phrase in skill["codes"]}
+    assert set(read_skill(PACK, json.dumps(skill)).codes.values()) == {"goodwill"}
