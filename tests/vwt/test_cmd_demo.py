@@ -72,3 +72,13 @@ def test_the_same_home_is_refused_without_force(demo_home: Path) -> None:
     assert result.exit_code == 2
     assert "already holds a release cycle" in result.output and "--force" in result.output
     assert (demo_home / "public" / "release.json").read_bytes() == before
+
+
+def test_the_no_artifacts_arm_differs_from_the_baseline_by_noise_alone(demo_home: Path) -> None:
+    release = _release(demo_home).release
+    aa = [c.metrics for c in release.cells if c.submission == "no-artifacts@1"]
+    assert len(aa) == 6
+    assert not any(m.negative_transfer for m in aa)
+    assert all(m.gain_ci.lo <= 0 <= m.gain_ci.hi for m in aa)
+    # sampling noise differs per arm: the A/A comparison is not an identity
+    assert any(m.gain_ci.hi > m.gain_ci.lo for m in aa)
