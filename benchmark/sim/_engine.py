@@ -260,7 +260,7 @@ class _Mind:
                 return self.read(found.action, depth)
             if found is _MISSING or found is None:
                 return Move(text=f"I could not work out the {slot_name.replace('_', ' ')}.")
-            written = encode(slot, found, belief, prop, self.pack)
+            written = encode(slot, found, belief, self.pack)
             if written is not OMIT:
                 out[field] = written
         return Move(tool=name, arguments=out)

@@ -215,14 +215,20 @@ def _named_calls(reader: _Reader, calls: list[tuple[str, dict[str, Any]]], g: Gu
                     g.constants.setdefault(key, value)
 
 
+def _json_object(body: str) -> dict[str, Any] | None:
+    """``body`` as a JSON object, or None (a model skips what it cannot read)."""
+    try:
+        value = json.loads(body)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def read_skill(pack: KnowledgePack, body: str) -> Guidance:
     """What a typed skill says: its steps, arguments, code map and units."""
     reader, g = _Reader(pack), Guidance()
-    try:
-        skill: Any = json.loads(body)
-    except json.JSONDecodeError:
-        return g
-    if not isinstance(skill, dict):
+    skill = _json_object(body)
+    if skill is None:
         return g
     steps = [s for s in skill.get("steps") or [] if isinstance(s, dict)]
     calls = [(str(s.get("tool", "")), dict(s.get("args") or {})) for s in steps]
@@ -244,11 +250,8 @@ def read_skill(pack: KnowledgePack, body: str) -> Guidance:
 def read_episode(pack: KnowledgePack, body: str) -> Guidance:
     """What imitating a retrieved episode takes from it: its names, steps, codes and units."""
     reader, g = _Reader(pack), Guidance()
-    try:
-        episode: Any = json.loads(body)
-    except json.JSONDecodeError:
-        return g
-    if not isinstance(episode, dict):
+    episode = _json_object(body)
+    if episode is None:
         return g
     calls = [
         (str(c.get("name", "")), dict(c.get("arguments") or {}))

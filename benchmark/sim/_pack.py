@@ -85,11 +85,11 @@ class Kind:
 
 @dataclass(frozen=True)
 class Action:
-    """An action the family's tools offer, and the words that find it in any schema."""
+    """An action the family's tools offer, and the words that find it in any schema. An action
+    no step names (a read) is planned when a slot's source needs its result."""
 
     lexicon: Lexicon
     inputs: dict[str, Lexicon]  # input slot → words that find its field
-    reads: bool = False  # no effect; planned when a later slot needs its result
 
 
 @dataclass(frozen=True)

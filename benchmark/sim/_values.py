@@ -50,9 +50,7 @@ def _sign(direction: str, convention: Convention, pack: KnowledgePack) -> int:
     return 1 if direction == natural else -1
 
 
-def encode(
-    slot: Slot, value: Any, convention: Convention, prop: dict[str, Any], pack: KnowledgePack
-) -> Any:
+def encode(slot: Slot, value: Any, convention: Convention, pack: KnowledgePack) -> Any:
     """``value`` of ``slot`` as it must be written into a field with ``convention``."""
     if slot.type == "money":
         return _money(value, convention)

@@ -33,11 +33,8 @@ ACTIONS = {
     "find_customer": Action(
         {"customer": 2, "find": 2, "email": 1, "lookup": 1, "search": 1},
         {"email": {"email": 3, "mail": 2, "address": 1}},
-        reads=True,
     ),
-    "get_order": Action(
-        {"order": 2, "get": 2, "fetch": 2, "read": 1}, {"order": _ORDER}, reads=True
-    ),
+    "get_order": Action({"order": 2, "get": 2, "fetch": 2, "read": 1}, {"order": _ORDER}),
     "refund": Action(
         {"refund": 3, "reimburse": 2},
         {

@@ -166,9 +166,7 @@ _set = Step("set_light", {"room": "room", "level": "level"}, core=True)
 PACK = KnowledgePack(
     family=Lights.id,
     actions={
-        "find_room": Action(
-            {"find": 2, "room": 2, "look": 1}, {"name": {"name": 3, "room": 1}}, reads=True
-        ),
+        "find_room": Action({"find": 2, "room": 2, "look": 1}, {"name": {"name": 3, "room": 1}}),
         "set_light": Action(
             {"light": 3, "set": 1, "level": 1},
             {"room": {"room": 3, "id": 1}, "level": {"level": 3, "brightness": 2}},
