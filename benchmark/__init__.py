@@ -28,7 +28,7 @@ from benchmark._registry import (
     serve,
     served_interface,
 )
-from benchmark._task import Family, Task, VerifierResult, stable_int
+from benchmark._task import Family, Planted, Task, VerifierResult, stable_int
 from benchmark._trial import Outcome, TrialResult, classify, run_trial
 from benchmark.errors import BenchmarkError
 
@@ -43,6 +43,7 @@ __all__ = [
     "ModelCallFailed",
     "ModelPolicy",
     "Outcome",
+    "Planted",
     "Task",
     "ToolResult",
     "TrialEnvironment",

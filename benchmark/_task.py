@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,19 @@ class VerifierResult(BaseModel):
     reasons: tuple[str, ...] = Field(default=(), description="Differences found, if any.")
 
 
+class Planted(BaseModel):
+    """A planted wrong answer: canonical calls a careless agent could make for a task, which
+    the family's verifier must reject (the red-team gate checks that it does)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(description="What is wrong, e.g. 'wrong amount'.")
+    check: str = Field(description="The verifier check it targets, e.g. 'refunds'.")
+    calls: tuple[ToolCall, ...] = Field(
+        description="Canonical calls, applied to the task's initial state."
+    )
+
+
 def stable_int(*parts: object) -> int:
     """A 52-bit integer derived from ``parts`` (stable across processes, unlike ``hash``;
     small enough to be exact in JSON numbers)."""
@@ -84,6 +98,16 @@ class Family(ABC):
     @abstractmethod
     def verify(self, task: Task, end_state: dict[str, Any]) -> VerifierResult:
         """Check the end state against the one the reference calls produce."""
+
+    @abstractmethod
+    def end_state(self, task: Task, calls: Sequence[ToolCall]) -> dict[str, Any]:
+        """The backend state after applying canonical ``calls`` to ``task.initial_state``,
+        in-process (no sandbox)."""
+
+    @abstractmethod
+    def planted(self, task: Task) -> list[Planted]:
+        """Wrong answers for ``task``. Over the family's tasks they cover every check its
+        verifier makes, with at least 8 distinct names."""
 
     @abstractmethod
     def effect_key(self, call: ToolCall) -> tuple[Any, ...]:

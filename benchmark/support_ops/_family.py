@@ -3,13 +3,14 @@ simulated support system."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchmark._task import Family, Task, VerifierResult
+from benchmark._task import Family, Planted, Task, VerifierResult
 from benchmark.errors import BenchmarkError
-from benchmark.support_ops import _generator
-from benchmark.support_ops._backend import Backend
+from benchmark.support_ops import _generator, _planted
+from benchmark.support_ops._backend import Backend, BackendError
 from benchmark.support_ops._tools import EFFECTFUL_TOOLS, ENV_ID, base_tools, interface_versions
 from benchmark.support_ops._verifier import compare_states, effect_key
 from drift import InterfaceVersion, ToolCall, ToolSet
@@ -59,15 +60,23 @@ class SupportOps(Family):
     def backend_file(self) -> Path:
         return Path(__file__).with_name("_backend.py")
 
-    def expected_state(self, task: Task) -> dict[str, Any]:
-        """The end state the reference calls produce."""
+    def end_state(self, task: Task, calls: Sequence[ToolCall]) -> dict[str, Any]:
         backend = Backend(task.initial_state)
-        for call in task.reference_calls:
-            backend.call(call.name, dict(call.arguments))
+        for i, call in enumerate(calls):
+            try:
+                backend.call(call.name, dict(call.arguments))
+            except BackendError as e:
+                raise BenchmarkError(
+                    f"task {task.id}: call {i + 1} ({call.name}) refused by the backend: {e}",
+                    "end states are computed from calls the backend accepts",
+                ) from None
         return backend.dump()
 
+    def planted(self, task: Task) -> list[Planted]:
+        return _planted.planted(task)
+
     def verify(self, task: Task, end_state: dict[str, Any]) -> VerifierResult:
-        return compare_states(self.expected_state(task), end_state)
+        return compare_states(self.end_state(task, task.reference_calls), end_state)
 
     def effect_key(self, call: ToolCall) -> tuple[Any, ...]:
         return effect_key(call)
