@@ -10,6 +10,7 @@ from benchmark.sim._faults import Fault, FaultPlan, ServerStats
 from benchmark.sim._pack import (
     Action,
     FromResult,
+    FromRow,
     Kind,
     KnowledgePack,
     LineTotal,
@@ -36,6 +37,7 @@ __all__ = [
     "Fault",
     "FaultPlan",
     "FromResult",
+    "FromRow",
     "Kind",
     "KnowledgePack",
     "LineTotal",

@@ -16,9 +16,9 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from benchmark.sim._catalogue import SimModelSpec
-from benchmark.sim._guidance import Guidance, Key, read_guidance
+from benchmark.sim._guidance import _TAG, Guidance, Key, read_guidance
 from benchmark.sim._intent import Request, read_request
-from benchmark.sim._pack import FromResult, LineTotal, Slot, Step
+from benchmark.sim._pack import FromResult, FromRow, LineTotal, Slot, Step
 from benchmark.sim._profile import Profile, draw_profile
 from benchmark.sim._text import best_match, score, tokens
 from benchmark.sim._values import OMIT, encode, meaning_of, pick_code
@@ -190,6 +190,43 @@ class _Mind:
         unit = unit_in(" ".join(tokens(price_key or ""))) or "cents"
         return round(price * count * (100 if unit == "dollars" else 1))
 
+    def from_row(self, rule: FromRow, name: str) -> Any:
+        past = self.done(rule.action)
+        if past is None:
+            return _Need(rule.action)
+        rows = (
+            next((v for k, v in past.result.items() if rule.rows in tokens(k)), None)
+            if isinstance(past.result, dict)
+            else None
+        )
+        wanted = [str(self.request.stated.get(m, "")).lower() for m in rule.match]
+        if not isinstance(rows, list) or not all(wanted):
+            return _MISSING
+        rows = [r for r in rows if isinstance(r, dict)]
+        index = next(
+            (
+                i
+                for i, r in enumerate(rows)
+                if all(any(w in str(v).lower() for v in r.values()) for w in wanted)
+            ),
+            None,
+        )
+        if index is None:
+            return _MISSING
+        if self.request.misread == name and len(rows) > 1:  # another row of the list
+            others = [i for i in range(len(rows)) if i != index]
+            index = others[int(self.request.variant * len(others))]
+        key = next((k for k in rows[index] if rule.key in tokens(k)), None)
+        if key is None:
+            return _MISSING
+        value = rows[index][key]
+        if rule.pattern is None:
+            return value
+        found = re.search(rule.pattern, str(value))
+        if found is None:
+            return _MISSING
+        return found.group(1) if found.groups() else found.group()
+
     def value(self, name: str, belief: Convention) -> Any:
         slot = self.kind.slots[name]
         if slot.value is not None:
@@ -203,15 +240,16 @@ class _Mind:
         if name in self.request.stated and not wrong_kind:
             return self.request.stated[name]
         need: Any = _MISSING
-        sources: list[FromResult | LineTotal] = [*slot.results]
+        sources: list[FromResult | LineTotal | FromRow] = [*slot.results]
         if slot.derive is not None:
             sources.append(slot.derive)
         for source in sources:
-            found = (
-                self.from_result(source, name)
-                if isinstance(source, FromResult)
-                else self.line_total(source, name)
-            )
+            if isinstance(source, FromResult):
+                found = self.from_result(source, name)
+            elif isinstance(source, FromRow):
+                found = self.from_row(source, name)
+            else:
+                found = self.line_total(source, name)
             if isinstance(found, _Need):
                 need = found if need is _MISSING else need
             elif found is not _MISSING:
@@ -345,10 +383,15 @@ def next_move(
     spec: SimModelSpec, seed: int, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
 ) -> Move:
     """The model's next move given everything it was sent."""
+    turn = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    # artifacts sit in the system prompt, in loaded skills, or in the user turn after the request
     context = "\n".join(
-        str(m.get("content") or "") for m in messages if m.get("role") in ("system", "tool")
+        [
+            *(str(m.get("content") or "") for m in messages if m.get("role") in ("system", "tool")),
+            *(tagged.group(0) for tagged in _TAG.finditer(turn)),
+        ]
     )
-    user = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    user = _TAG.sub("", turn).strip()
     profile = draw_profile(spec, seed, user)
     sent = {t["function"]["name"]: t["function"] for t in tools if "function" in t}
     offered = {n: str(f.get("description", "")) for n, f in sent.items() if n != LOAD_SKILL}

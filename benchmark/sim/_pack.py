@@ -46,6 +46,21 @@ class LineTotal:
 
 
 @dataclass(frozen=True)
+class FromRow:
+    """A slot read from one row of ``action``'s result: in the list under a key with word
+    ``rows``, the first row in which the stated value of every slot in ``match`` appears within
+    some value (case-insensitive); its value under the key with word ``key`` — with ``pattern``,
+    the first match of that regex in it (group 1 if any). A search hit's document, a passage's
+    text, a figure in that text. Misread like a ``LineTotal``: another row of the list."""
+
+    action: str
+    rows: str
+    match: tuple[str, ...]
+    key: str
+    pattern: str | None = None
+
+
+@dataclass(frozen=True)
 class Slot:
     """One typed slot of a request: where its value comes from, in order of preference."""
 
@@ -53,7 +68,7 @@ class Slot:
     stated: str | None = None  # regex on the instruction; group 1 if present, else the match
     results: tuple[FromResult, ...] = ()
     keyed: FromResult | None = None  # ids: the result showing the id as the system keys it
-    derive: LineTotal | None = None
+    derive: LineTotal | FromRow | None = None  # worked out from a result
     concept: str | None = None  # code slots: the concept wanted
     fallback: str | None = None  # code slots: the concept a model unsure of the codes picks
     value: Any = None  # a constant the request implies (e.g. flag True)
