@@ -19,6 +19,14 @@ from benchmark._environment import ToolResult, TrialEnvironment
 from benchmark._model_check import check_model
 from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete, load_litellm
 from benchmark._oracle import CriticalFlag, check_call
+from benchmark._redteam import (
+    FamilyRedTeam,
+    RedTeamFailure,
+    RedTeamReport,
+    cycle_families,
+    redteam,
+    require_gate,
+)
 from benchmark._registry import (
     FAMILIES,
     default_cycle_spec_path,
@@ -40,10 +48,13 @@ __all__ = [
     "BenchmarkError",
     "CriticalFlag",
     "Family",
+    "FamilyRedTeam",
     "ModelCallFailed",
     "ModelPolicy",
     "Outcome",
     "Planted",
+    "RedTeamFailure",
+    "RedTeamReport",
     "Task",
     "ToolResult",
     "TrialEnvironment",
@@ -58,11 +69,14 @@ __all__ = [
     "check_model",
     "classify",
     "complete",
+    "cycle_families",
     "default_cycle_spec_path",
     "family",
     "family_for_env",
     "interface_version",
     "load_litellm",
+    "redteam",
+    "require_gate",
     "run_trial",
     "serve",
     "served_interface",

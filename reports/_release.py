@@ -11,7 +11,7 @@ from typing import Literal
 import rfc8785
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmark import interface_version
+from benchmark import RedTeamReport, interface_version, require_gate
 from conditions import (
     AXES,
     Condition,
@@ -74,8 +74,10 @@ class FileRef(_Frozen):
 class ReleaseStatement(_Frozen):
     """What the operator signs."""
 
-    v: Literal[2] = Field(
-        default=2, description="Format version: 2 adds the evaluation size, accounting and summary."
+    v: Literal[3] = Field(
+        default=3,
+        description="Format version: 2 adds the evaluation size, accounting and summary; 3 the "
+        "red-team gate.",
     )
     cycle: str = Field(description="Cycle id.")
     created_at: str = Field(description="When the release was built (RFC 3339, UTC).")
@@ -103,6 +105,10 @@ class ReleaseStatement(_Frozen):
     sandboxes: dict[str, int] = Field(description="Released trials per sandbox kind.")
     window_overrides: tuple[WindowOverride, ...] = Field(
         description="State transitions forced outside the committed window."
+    )
+    redteam: RedTeamReport = Field(
+        description="The verifier red-team gate over the cycle's families, as it passed for "
+        "this release: tasks checked, planted wrong answers, verifier versions."
     )
     cells: tuple[Cell, ...] = Field(description="The transfer matrix.")
 
@@ -192,11 +198,13 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
     trial of the frozen and adapted phases has a record, and none is invalid; with
     ``accept_invalid`` invalid trials are published, recorded as accepted in the release and
     counted on every cell they touch. Missing trials are never accepted, nor a spec whose
-    evaluation size differs from the committed one. The release and its
+    evaluation size differs from the committed one, nor verifiers that fail the red-team gate
+    (whose result the release records). The release and its
     trials file are written atomically: a failed write leaves the previous files.
     """
     cycle.require_state(CycleState.revealed, CycleState.released, action="build the release")
     _require_committed_size(cycle)
+    gate = require_gate(cycle.spec, "the release")
     store = store_for(cycle.home)
     by_phase = {p: store.records(p) for p in RELEASED_PHASES}
     accounting = [phase_accounting(cycle, p, by_phase[p]) for p in RELEASED_PHASES]
@@ -236,6 +244,7 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
         accounting=tuple(release_accounting(a, records, shown) for a in accounting),
         sandboxes=sandbox_counts(records),
         window_overrides=window_overrides(cycle),
+        redteam=gate,
         cells=tuple(cells),
     )
     data = rfc8785.dumps(statement.model_dump(mode="json"))

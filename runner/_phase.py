@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from benchmark import check_cycle_spec
+from benchmark import check_cycle_spec, require_gate
 from conditions import Condition, Cycle, CycleSpec, CycleState
 from runner._accounting import Accounting, account
 from runner._execute import MAX_ATTEMPTS, Execution, Progress, execute
@@ -113,6 +113,9 @@ def run_phase(
     """Run every submitted bundle and the baseline in the source and all targets, at the
     committed evaluation size (``tasks_per_split``/``k``, if given, must equal it).
 
+    Refused (BenchmarkError, nothing run or written) when the verifier red-team gate fails
+    for a family the cycle uses; its result goes into the ledger entry.
+
     Holds the home's lock: a second process on the same home is refused. Trials with a valid
     record are not repeated; invalid ones are retried up to ``max_attempts`` attempts each. The
     ledger gets ``run.<phase>`` with the accounting. The adapted phase is recorded empty:
@@ -124,13 +127,17 @@ def run_phase(
     """
     state = _state(phase)
     check_evaluation_size(cycle.spec, tasks_per_split, k)
+    gate = require_gate(cycle.spec, f"the {phase} evaluation").model_dump(mode="json")
     with home_lock(cycle.home):
         cycle.require_state(state, action=f"run the {phase} evaluation")
         check_cycle_spec(cycle.spec)
         store = store_for(cycle.home)
         if phase == "adapted":
             empty = account(phase, [], store.records(phase))
-            cycle.ledger.append("run.adapted", {**empty.as_json(), "note": "no adapted bundles"})
+            cycle.ledger.append(
+                "run.adapted",
+                {**empty.as_json(), "note": "no adapted bundles", "redteam": gate},
+            )
             return Execution(planned=0, already_stored=0, ran=0), empty
         bundles = submitted_bundles(cycle)
         if not bundles:
@@ -154,6 +161,7 @@ def run_phase(
                 "max_attempts": max_attempts,
                 "first_invalid": execution.first_invalid,
                 "failed_batches": execution.failed_batches,
+                "redteam": gate,
             },
         )
     if not accounting.complete:

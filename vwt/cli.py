@@ -18,6 +18,7 @@ from vwt import (
     cmd_cycle,
     cmd_demo,
     cmd_drift,
+    cmd_families,
     cmd_report,
     cmd_run,
     cmd_sim,
@@ -79,6 +80,7 @@ app = typer.Typer(
 app.add_typer(cmd_cycle.app, name="cycle")
 app.add_typer(cmd_conditions.app, name="conditions")
 app.add_typer(cmd_drift.app, name="drift")
+app.add_typer(cmd_families.app, name="families")
 app.add_typer(cmd_submissions.app, name="submissions")
 app.add_typer(cmd_run.app, name="run")
 app.add_typer(cmd_report.app, name="report")

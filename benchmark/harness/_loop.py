@@ -15,6 +15,7 @@ from benchmark.harness._artifacts import (
     render_recipe,
     render_skill,
 )
+from benchmark.harness._relevance import relevant_tools
 from benchmark.harness._runtime import check_interface
 from benchmark.harness._skill_ir import TypedSkill
 from benchmark.harness._trajectory import render_episode, retrieve
@@ -62,12 +63,12 @@ class _Agent:
         # the harness's retries are the default; the operator's environment may change them
         self.policy = ModelPolicy.from_env(attempts=harness.model_retries + 1)
 
-    def system_prompt(self) -> str:
-        parts = [self.harness.preamble]
-        # Retrieval is the memory system's job, not the model's: both harnesses show the
+    def artifacts(self) -> list[str]:
+        """The artifacts as written into the context."""
+        # Retrieval is the memory system's job, not the model's: every harness shows the
         # closest episode of every memory.
         instruction = self.env.task.instruction
-        parts += [render_episode(m, retrieve(m, instruction)) for m in self.trajectories]
+        parts = [render_episode(m, retrieve(m, instruction)) for m in self.trajectories]
         if self.harness.skill_loading == "context":
             parts += [render_recipe(r) for r in self.recipes]
             parts += [render_skill(s) for s in self.skills]
@@ -75,10 +76,24 @@ class _Agent:
             parts.append(
                 render_index(AgentArtifacts(recipes=tuple(self.recipes), skills=tuple(self.skills)))
             )
-        return "\n\n".join(parts)
+        return parts
 
-    def tools(self) -> list[dict[str, Any]]:
+    def opening(self, artifacts: list[str]) -> list[dict[str, Any]]:
+        """The system and user messages: artifacts in the one the harness puts them in."""
+        in_system = self.harness.artifacts_in == "system"
+        system = [self.harness.preamble, *(artifacts if in_system else [])]
+        user = [self.env.task.instruction, *([] if in_system else artifacts)]
+        return [
+            {"role": "system", "content": "\n\n".join(system)},
+            {"role": "user", "content": "\n\n".join(user)},
+        ]
+
+    def tools(self, artifacts: list[str]) -> list[dict[str, Any]]:
+        """The tools offered to the model (all served tools, or the relevant ones), and
+        load_skill when skills load on demand."""
         tools = self.env.tools
+        if self.harness.tool_exposure == "relevant":
+            tools = relevant_tools(tools, self.env.task.instruction, "\n".join(artifacts))
         names = [r.name for r in self.recipes] + [s.name for s in self.skills]
         if self.harness.skill_loading == "tool" and names:
             tools = [
@@ -122,8 +137,10 @@ class _Agent:
                 return ToolResult(content=render_skill(usable))
         return ToolResult(content=f"error: no skill named {name!r}", is_error=True)
 
-    async def tool(self, tc: dict[str, Any]) -> ToolResult:
+    async def tool(self, tc: dict[str, Any], offered: set[str]) -> ToolResult:
         fn = tc["function"]
+        if fn["name"] not in offered:
+            return ToolResult(content=f"error: no tool named {fn['name']!r}", is_error=True)
         try:
             args = json.loads(fn.get("arguments") or "{}")
         except json.JSONDecodeError as e:
@@ -141,12 +158,11 @@ class _Agent:
             if run.safe_stop:
                 return run
             self.skills = [s for s in usable if s is not None]
-        tools = self.tools()
+        artifacts = self.artifacts()
+        tools = self.tools(artifacts)
+        offered = {t["function"]["name"] for t in tools}
         messages = run.messages
-        messages += [
-            {"role": "system", "content": self.system_prompt()},
-            {"role": "user", "content": self.env.task.instruction},
-        ]
+        messages += self.opening(artifacts)
         for _ in range(self.harness.max_turns):
             try:
                 reply = await complete(
@@ -168,7 +184,7 @@ class _Agent:
                     run.safe_stop = run.final  # the model stopped and reported a change
                 return run
             for tc in reply["tool_calls"]:
-                result = await self.tool(tc)
+                result = await self.tool(tc, offered)
                 run.tool_calls += 1
                 run.tool_errors += int(result.is_error)
                 messages.append(

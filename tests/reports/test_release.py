@@ -13,6 +13,8 @@ import pytest
 from rich.console import Console
 
 import submissions._store
+from benchmark import BenchmarkError, VerifierResult
+from benchmark.support_ops import SupportOps
 from conditions import Cycle, CycleState, verify_commitment_and_reveal
 from reports import (
     RELEASE_FILE,
@@ -239,3 +241,20 @@ def test_window_overrides_and_late_submissions_are_released(
     assert f"late submissions (after closes_at): {name}" in out
     v = verify_release(path)
     assert (v.window_overrides, v.late_submissions) == ((override,), 1)
+
+
+def test_the_release_records_the_red_team_gate_and_is_refused_while_it_fails(
+    clean_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cycle = _copy(clean_home, tmp_path / "home")
+    with monkeypatch.context() as m:
+        m.setattr(SupportOps, "verify", lambda self, task, end_state: VerifierResult(passed=True))
+        with pytest.raises(BenchmarkError, match="the release is refused: the verifier red-team"):
+            build_release(cycle)
+    assert not (cycle.paths.public / RELEASE_FILE).exists()
+    r = read_release(build_release(cycle)).release
+    assert r.v == 3 and r.redteam.passed and r.redteam.tasks_per_split == 20
+    (fam,) = r.redteam.families
+    assert (fam.family, fam.tasks, fam.failures) == ("support_ops", 60, ())
+    assert fam.planted > 0 and len(fam.names) >= 8
+    assert verify_release(cycle.paths.public).cells == len(r.cells)

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from benchmark import default_cycle_spec_path
+from benchmark import VerifierResult, default_cycle_spec_path
 from benchmark.sim import SimServer
+from benchmark.support_ops import SupportOps
 from conditions import ConditionsError, Cycle, CycleSpec, CycleState
 from runner import TrialStore, phase_accounting, run_batch, store_for
 from submissions import load_bundle_dir, reference_bundles, reference_dir, submit
@@ -387,3 +388,48 @@ def test_a_driver_killed_mid_run_cannot_be_advanced_and_a_resume_completes_it(
     assert _stored_rows(cycle.home) == planned  # nothing ran twice
     code, out = vwt("cycle", "advance", "adaptation", "--home", home)
     assert code == 0, out
+
+
+def _to_adapted_run(cycle: Cycle) -> None:
+    """On to state adapted_run, with a stand-in (empty) record of the frozen run."""
+    counts = dict.fromkeys(("expected", "valid", "invalid", "missing", "unexpected"), 0)
+    cycle.ledger.append("run.frozen", counts)
+    cycle.transition(CycleState.adaptation)
+    cycle.transition(CycleState.adapted_run)
+
+
+def test_run_refuses_to_start_while_a_verifier_fails_the_red_team_gate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cycle = _cycle(tmp_path / "h")
+    monkeypatch.setattr(
+        SupportOps, "verify", lambda self, task, end_state: VerifierResult(passed=True)
+    )
+    files = sorted(p.name for p in cycle.home.iterdir())
+    ledger = len(cycle.ledger.entries())
+    code, out = vwt("run", "frozen", "--home", str(cycle.home), "--sandbox", "local")
+    assert code == 2, out
+    assert "the frozen evaluation is refused: the verifier red-team gate fails: support_ops " in out
+    assert "planted answer 'wrong amount' passes the verifier" in out
+    assert "vwt families redteam" in out
+    # no trial ran, nothing was written
+    assert sorted(p.name for p in cycle.home.iterdir()) == files
+    assert len(cycle.ledger.entries()) == ledger
+    assert store_for(cycle.home).attempts() == []
+    # the adapted phase is refused the same way
+    _to_adapted_run(cycle)
+    code, out = vwt("run", "adapted", "--home", str(cycle.home))
+    assert code == 2 and "the adapted evaluation is refused: the verifier red-team gate" in out
+    assert cycle.ledger.last("run.adapted") is None
+
+
+def test_a_run_records_the_gate_it_passed(tmp_path: Path) -> None:
+    cycle = _cycle(tmp_path / "h", bundles=False)
+    _to_adapted_run(cycle)
+    code, out = vwt("run", "adapted", "--home", str(cycle.home))
+    assert code == 0, out
+    entry = cycle.ledger.last("run.adapted")
+    assert entry is not None
+    gate = entry.payload["redteam"]
+    assert gate["passed"] and gate["tasks_per_split"] == 20
+    assert [f["family"] for f in gate["families"]] == ["support_ops"]

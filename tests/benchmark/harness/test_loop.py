@@ -3,14 +3,27 @@
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from benchmark import (
     TrialEnvironment,
     family,
     served_interface,
 )
+from benchmark._models import complete
 from benchmark._seeds import request_seed
-from benchmark.harness import AgentArtifacts, AgentRun, TypedSkill, harness_version, run_agent
+from benchmark.harness import (
+    AgentArtifacts,
+    AgentRun,
+    Recipe,
+    TypedSkill,
+    _loop,
+    harness_version,
+    run_agent,
+)
+from benchmark.support_ops import REFUND_KINDS
 from drift import InterfaceVersion, RenameField, ServedInterface
 from submissions import reference_dir
 from tests.benchmark._helpers import start_backend
@@ -125,3 +138,80 @@ def test_harness_v2_offers_skills_through_a_tool(tmp_path: Path) -> None:
         for r in runs
     ]
     assert any(loaded) and not all(loaded)  # some activations fail, as the model decides
+
+
+class _Spy:
+    """Wraps the model gateway: records every call's tools and policy; replies from
+    ``script`` (one reply per call) when given, else from the real model."""
+
+    def __init__(self, script: list[dict] | None = None) -> None:
+        self.tools: list[list[str]] = []
+        self.attempts: list[int] = []
+        self.script = script
+
+    async def __call__(self, model: str, messages: list, tools: list, **kw: Any) -> dict:
+        self.tools.append([t["function"]["name"] for t in tools])
+        self.attempts.append(kw["policy"].attempts)
+        if self.script is None:
+            return await complete(model, messages, tools, **kw)
+        return self.script[min(len(self.tools), len(self.script)) - 1]
+
+
+def _spied(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    harness: str,
+    artifacts: AgentArtifacts,
+    spy: _Spy,
+) -> AgentRun:
+    monkeypatch.setattr(_loop, "complete", spy)
+    return _run(tmp_path, served_interface("support-ops", "support-ops@1"), harness, artifacts)
+
+
+def _call(name: str, args: dict) -> dict:
+    function = {"name": name, "arguments": json.dumps(args)}
+    call = {"id": "c0", "type": "function", "function": function}
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
+PLAYBOOK = AgentArtifacts(
+    recipes=(Recipe(name="playbook", text="Check the balance with adjust_balance first."),)
+)
+
+
+def test_harness_v3_exposes_the_relevant_tools_and_those_an_artifact_names(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    assert TASK.kind in REFUND_KINDS
+    spies = {h: _Spy() for h in ("harness-v1", "harness-v3", "recipe")}
+    for h, spy in spies.items():
+        harness, artifacts = (h, AgentArtifacts()) if h != "recipe" else ("harness-v3", PLAYBOOK)
+        _spied(monkeypatch, tmp_path / h, harness, artifacts, spy)
+    every, relevant, named = (spies[h].tools[0] for h in spies)
+    assert set(every) == {t.name for t in FAMILY.base_tools().tools}
+    assert {"issue_refund", "close_ticket"} <= set(relevant) and len(relevant) < len(every)
+    assert "adjust_balance" not in relevant
+    assert set(named) == {*relevant, "adjust_balance"}
+    assert spies["harness-v1"].attempts[0] == 3 and spies["harness-v3"].attempts[0] == 2
+
+
+def test_harness_v3_puts_artifacts_in_the_user_turn_after_the_instruction(tmp_path: Path) -> None:
+    served = served_interface("support-ops", "support-ops@1")
+    run = _run(tmp_path, served, "harness-v3", PLAYBOOK)
+    system, user = run.messages[0]["content"], run.messages[1]["content"]
+    assert system == harness_version("harness-v3").preamble
+    assert user.startswith(TASK.instruction + '\n\n<recipe name="playbook">')
+    v1 = _run(tmp_path / "v1", served, "harness-v1", PLAYBOOK)
+    assert "<recipe" in v1.messages[0]["content"] and v1.messages[1]["content"] == TASK.instruction
+
+
+def test_harness_v3_refuses_a_tool_it_did_not_offer_and_stops_after_8_turns(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    customer = next(iter(TASK.initial_state["customers"]))
+    hidden = _call("set_discount", {"customer_id": customer, "rate": 0.5})
+    spy = _Spy([hidden])
+    run = _spied(monkeypatch, tmp_path, "harness-v3", AgentArtifacts(), spy)
+    assert "set_discount" not in spy.tools[0]
+    assert run.turns == 8 and run.hit_turn_limit and run.tool_errors == 8
+    assert run.messages[3]["content"] == "error: no tool named 'set_discount'"

@@ -1,0 +1,173 @@
+"""The verifier red-team gate: a verifier that passes the reference and fails planted wrong
+answers, on the first tasks of every split a family is evaluated on."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchmark._registry import FAMILIES, family
+from benchmark._task import Family, Task
+from benchmark.errors import BenchmarkError
+from conditions import CycleSpec
+from drift import ToolCall
+
+MIN_PLANTED_NAMES = 8
+"""Distinct planted wrong answers a family needs over the checked tasks."""
+REFERENCE = "reference"
+"""The ``planted`` name of a failure of the reference solution itself."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class RedTeamFailure(_Frozen):
+    """One way the gate failed."""
+
+    family: str = Field(description="Family id.")
+    task: str | None = Field(description="Task id (None: about the family as a whole).")
+    planted: str | None = Field(
+        description=f"Planted answer's name, '{REFERENCE}' for the reference solution, None "
+        "for the family as a whole."
+    )
+    problem: str = Field(description="What went wrong.")
+
+    def describe(self) -> str:
+        """One line naming family, task and planted answer."""
+        where = self.family
+        if self.task is not None:
+            where += f" task {self.task}"
+        if self.planted == REFERENCE:
+            where += ": the reference solution"
+        elif self.planted is not None:
+            where += f": planted answer {self.planted!r}"
+        return f"{where} {self.problem}"
+
+
+class FamilyRedTeam(_Frozen):
+    """The gate's result for one family."""
+
+    family: str = Field(description="Family id.")
+    verifier_version: str = Field(description="Version of the verifier checked.")
+    splits: tuple[str, ...] = Field(description="Evaluated splits checked (examples excluded).")
+    tasks: int = Field(description="Tasks checked, over all splits.")
+    planted: int = Field(description="Planted answers checked, over all tasks.")
+    names: tuple[str, ...] = Field(description="Distinct planted answers.")
+    checks: tuple[str, ...] = Field(description="Verifier checks the planted answers target.")
+    failures: tuple[RedTeamFailure, ...] = Field(description="Everything that failed.")
+    passed: bool = Field(description="No failures.")
+
+
+class RedTeamReport(_Frozen):
+    """The gate's result for every family checked."""
+
+    tasks_per_split: int = Field(description="First tasks of each evaluated split checked.")
+    families: tuple[FamilyRedTeam, ...] = Field(description="Per family, in id order.")
+    passed: bool = Field(description="Every family passed.")
+
+    def failures(self) -> list[RedTeamFailure]:
+        """Every failure of every family."""
+        return [f for fam in self.families for f in fam.failures]
+
+
+def _verdict(fam: Family, task: Task, calls: Sequence[ToolCall]) -> tuple[bool | None, str]:
+    """(passed, reasons) of the verifier on the end state of ``calls``; (None, error) when the
+    end state cannot be computed."""
+    try:
+        result = fam.verify(task, fam.end_state(task, calls))
+    except Exception as e:  # a family's own error is the gate's finding
+        return None, f"{type(e).__name__}: {e}"
+    return result.passed, "; ".join(result.reasons)
+
+
+def _check_task(fam: Family, task: Task) -> tuple[list[RedTeamFailure], list[tuple[str, str]]]:
+    def failure(planted: str, problem: str) -> RedTeamFailure:
+        return RedTeamFailure(family=fam.id, task=task.id, planted=planted, problem=problem)
+
+    failures = []
+    passed, why = _verdict(fam, task, task.reference_calls)
+    if passed is None:
+        failures.append(failure(REFERENCE, f"cannot be applied ({why})"))
+    elif not passed:
+        failures.append(failure(REFERENCE, f"fails the verifier ({why})"))
+    planted = fam.planted(task)
+    for p in planted:
+        passed, why = _verdict(fam, task, p.calls)
+        if passed is None:
+            failures.append(failure(p.name, f"cannot be applied ({why})"))
+        elif passed:
+            failures.append(failure(p.name, "passes the verifier"))
+    return failures, [(p.name, p.check) for p in planted]
+
+
+def redteam_family(fam: Family, tasks: int = 20, cycle_seed: int = 0) -> FamilyRedTeam:
+    """The gate for one family: the first ``tasks`` tasks of each evaluated split (sealed
+    splits drawn for ``cycle_seed``)."""
+    splits = tuple(s for s in fam.splits if s != fam.examples_split)
+    failures: list[RedTeamFailure] = []
+    planted: list[tuple[str, str]] = []
+    checked = 0
+    for split in splits:
+        for task in fam.tasks(split, tasks, cycle_seed):
+            found, named = _check_task(fam, task)
+            failures += found
+            planted += named
+            checked += 1
+    names = sorted({n for n, _ in planted})
+    if len(names) < MIN_PLANTED_NAMES:
+        failures.append(
+            RedTeamFailure(
+                family=fam.id,
+                task=None,
+                planted=None,
+                problem=f"has {len(names)} distinct planted answers over {checked} tasks; the "
+                f"gate needs at least {MIN_PLANTED_NAMES}",
+            )
+        )
+    return FamilyRedTeam(
+        family=fam.id,
+        verifier_version=fam.verifier_version,
+        splits=splits,
+        tasks=checked,
+        planted=len(planted),
+        names=tuple(names),
+        checks=tuple(sorted({c for _, c in planted})),
+        failures=tuple(failures),
+        passed=not failures,
+    )
+
+
+def redteam(
+    families: Sequence[str] | None = None, tasks: int = 20, cycle_seed: int = 0
+) -> RedTeamReport:
+    """The red-team gate over ``families`` (ids; every built-in family when None): on the first
+    ``tasks`` tasks of each evaluated split, the reference calls pass the verifier and every
+    planted wrong answer fails it, and each family plants at least 8 distinct wrong answers."""
+    ids = sorted(FAMILIES) if families is None else sorted(set(families))
+    results = tuple(redteam_family(family(i), tasks, cycle_seed) for i in ids)
+    return RedTeamReport(
+        tasks_per_split=tasks, families=results, passed=all(r.passed for r in results)
+    )
+
+
+def cycle_families(spec: CycleSpec) -> list[str]:
+    """The families a cycle spec uses (its source's and its catalogue's), in id order."""
+    return sorted({f.family for f in spec.catalogue.task_families})
+
+
+def require_gate(spec: CycleSpec, action: str) -> RedTeamReport:
+    """The gate over the families ``spec`` uses, on the tasks its seed draws; raises
+    BenchmarkError naming the first failure (family, task, planted answer) unless it passes."""
+    report = redteam(cycle_families(spec), cycle_seed=spec.seed)
+    failures = report.failures()
+    if failures:
+        more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+        raise BenchmarkError(
+            f"{action} is refused: the verifier red-team gate fails: "
+            f"{failures[0].describe()}{more}",
+            "fix the family's verifier or its planted answers; `vwt families redteam` lists "
+            "every failure",
+        )
+    return report
