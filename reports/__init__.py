@@ -1,6 +1,14 @@
 """Metrics and statistics of the transfer matrix, the signed release, and its rendering."""
 
-from reports._cell import CellMetrics, Interval, Retention, SignTest, apply_fdr, cell_metrics
+from reports._cell import (
+    CellMetrics,
+    Interval,
+    IntervalMethod,
+    Retention,
+    SignTest,
+    apply_fdr,
+    cell_metrics,
+)
 from reports._matrix import Cell, build_matrix
 from reports._release import (
     RELEASE_FILE,
@@ -28,6 +36,7 @@ __all__ = [
     "CellMetrics",
     "FileRef",
     "Interval",
+    "IntervalMethod",
     "ReleaseStatement",
     "ReleasedCondition",
     "ReleasedSubmission",

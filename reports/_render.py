@@ -16,6 +16,13 @@ from reports._summary import UNISOLATED_SANDBOX
 from submissions import shown
 
 SIM_NOTE = "sim models exercise the framework; their numbers say nothing about real models"
+FEW_FAMILIES_MARK = "†"
+"""Shown after the gain of a cell that resamples fewer than 5 families."""
+FEW_FAMILIES_NOTE = (
+    f"{FEW_FAMILIES_MARK} = fewer than 5 task families in the cell: its interval is a t-interval "
+    "over family means, and its sign-flip p is at least 1/2^G with G families (1/16 with 4), "
+    "too large to show negative transfer at q = 0.05"
+)
 
 
 def _short_model(model: str) -> str:
@@ -82,6 +89,8 @@ def _status(cell: Cell) -> Text:
         parts.append(("floor", "yellow"))
     if m.provisional:
         parts.append(("provisional", "dim"))
+    if m.few_clusters:
+        parts.append((f"{FEW_FAMILIES_MARK} {m.n_clusters} families", "yellow"))
     text = Text()
     for i, (word, style) in enumerate(parts):
         text.append((", " if i else "") + word, style=style)
@@ -91,7 +100,11 @@ def _status(cell: Cell) -> Text:
 def _gain(cell: Cell) -> Text:
     m = cell.metrics
     style = "red" if m.negative_transfer else ("green" if m.gain_ci.lo > 0 else "")
-    return Text(f"{m.gain:+.2f}\n[{m.gain_ci.lo:+.2f},{m.gain_ci.hi:+.2f}]", style=style)
+    text = Text(f"{m.gain:+.2f}", style=style)
+    if m.few_clusters:
+        text.append(f" {FEW_FAMILIES_MARK}", style="yellow")
+    text.append(f"\n[{m.gain_ci.lo:+.2f},{m.gain_ci.hi:+.2f}]", style=style)
+    return text
 
 
 def _retention(cell: Cell) -> str:
@@ -297,6 +310,21 @@ def summary_lines(release: ReleaseStatement) -> list[Text]:
     return lines
 
 
+def legend(release: ReleaseStatement) -> Text:
+    """What the matrix's words and marks mean; the few-families mark only where a cell has it."""
+    few = any(c.metrics.few_clusters for c in release.cells)
+    return Text(
+        "gain = success rate with the artifacts minus without, paired per task; ret = "
+        "retention (target gain / source gain); critical = silent use of changed semantics "
+        "with effect; safe-stop = stopped on a detected interface change; NEGATIVE = gain "
+        "reliably below 0 (BH-controlled); invalid / dropped = accepted invalid trials in "
+        "the cell's two arms / tasks left out for them"
+        + (f"; {FEW_FAMILIES_NOTE}" if few else "")
+        + f". {SIM_NOTE}.",
+        style="dim",
+    )
+
+
 def render_release(release: ReleaseStatement, console: Console, detail: bool = False) -> None:
     """Print the summary and the matrix (critical failures first); ``detail`` adds a table per
     submission."""
@@ -312,13 +340,4 @@ def render_release(release: ReleaseStatement, console: Console, detail: bool = F
         if detail:
             for s in release.submissions:
                 console.print(submission_table(release, phase, s))
-    console.print(
-        Text(
-            "gain = success rate with the artifacts minus without, paired per task; ret = "
-            "retention (target gain / source gain); critical = silent use of changed semantics "
-            "with effect; safe-stop = stopped on a detected interface change; NEGATIVE = gain "
-            "reliably below 0 (BH-controlled); invalid / dropped = accepted invalid trials in "
-            f"the cell's two arms / tasks left out for them. {SIM_NOTE}.",
-            style="dim",
-        )
-    )
+    console.print(legend(release))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from reports._cell import CellMetrics, apply_fdr, cell_metrics
 from reports._stats_arms import ArmOutcomes
+from reports._stats_student_t import student_t_quantile
 from reports.errors import ReportError
 
 
@@ -62,7 +64,8 @@ def test_hand_computed_cell() -> None:
     assert m.net_win == pytest.approx(1 / 3)
     # 6 of the 8 sign patterns of (1/3, 1, -1/2) sum to <= 5/6.
     assert (m.p_negative, m.p_negative_method) == (pytest.approx(0.75), "exact")
-    assert (m.cluster_level, m.n_clusters) == ("task", 3)
+    assert (m.cluster_level, m.n_clusters, m.few_clusters) == ("task", 3, False)
+    assert m.interval_method == "cluster_t"
     assert (m.with_arm.trials, m.with_arm.invalid, m.with_arm.safe_stop) == (9, 2, 1)
     assert (m.with_arm.critical, m.with_arm.critical_rate) == (1, pytest.approx(1 / 7))
     assert m.with_arm.pass_hat_k == pytest.approx([5 / 9])
@@ -81,6 +84,8 @@ def test_ties_are_exact_across_trial_counts() -> None:
         seed=0,
     )
     assert (m.sign_test.ties, m.gain, m.provisional) == (1, 0.0, True)
+    # One task: no spread to estimate, so the interval is every possible gain.
+    assert (m.gain_ci.lo, m.gain_ci.hi) == (-1.0, 1.0)
 
 
 def test_cell_is_deterministic_under_its_seed() -> None:
@@ -100,13 +105,70 @@ def test_families_are_the_clusters_when_the_cell_spans_two() -> None:
     wo = {"a": ["success"], "b": ["success"], "c": ["success"], "d": ["failure"]}
     two = {"a": "f1", "b": "f1", "c": "f1", "d": "f2"}
     m = cell_metrics(_arm(w, two), _arm(wo, two), bootstrap=500, seed=0)
-    assert (m.cluster_level, m.n_clusters) == ("family", 2)
+    assert (m.cluster_level, m.n_clusters, m.few_clusters) == ("family", 2, True)
     # Family sums (-3, +1): 2 of the 4 patterns are <= the observed -2.
     assert m.p_negative == 0.5
     one = cell_metrics(_arm(w), _arm(wo), bootstrap=500, seed=0)
-    assert (one.cluster_level, one.n_clusters) == ("task", 4)
+    assert (one.cluster_level, one.n_clusters, one.few_clusters) == ("task", 4, False)
     # Task differences (-1, -1, -1, +1): 5 of the 16 patterns are <= -2.
     assert one.p_negative == 5 / 16
+
+
+def _families(n_families: int, tasks: int = 3) -> tuple[ArmOutcomes, ArmOutcomes]:
+    """Arms over ``n_families`` families of ``tasks`` one-trial tasks: task t of family f
+    succeeds with artifacts when f + t is odd, and never without."""
+    family = {f"f{f}-{t}": f"f{f}" for f in range(n_families) for t in range(tasks)}
+    w = {
+        task: ["success" if sum(map(int, task[1:].split("-"))) % 2 else "failure"]
+        for task in family
+    }
+    return _arm(w, family), _arm({t: ["failure"] for t in family}, family)
+
+
+@pytest.mark.parametrize("n_families", [2, 3, 4, 5, 6, 8])
+def test_few_clusters_flag_appears_exactly_below_five_families(n_families: int) -> None:
+    m = cell_metrics(*_families(n_families), bootstrap=200, seed=0)
+    assert (m.cluster_level, m.n_clusters) == ("family", n_families)
+    assert m.few_clusters == (n_families < 5)
+    assert m.interval_method == "cluster_t"
+
+
+@pytest.mark.parametrize("tasks", [2, 4, 19, 20, 40])
+def test_one_family_is_never_few_clusters_and_keeps_the_bootstrap_from_20_tasks(
+    tasks: int,
+) -> None:
+    m = cell_metrics(*_families(1, tasks), bootstrap=200, seed=0)
+    assert (m.cluster_level, m.n_clusters, m.few_clusters) == ("task", tasks, False)
+    assert m.interval_method == ("percentile_bootstrap" if tasks >= 20 else "cluster_t")
+
+
+def test_few_families_take_the_t_interval_over_family_means() -> None:
+    # Family means (1/3, 2/3, 1/3, 2/3): gain 1/2, standard deviation sqrt(1/27), so the
+    # interval is 1/2 +- t(0.975, 3 df) sqrt(1/27) / sqrt(4) = 1/2 +- 3.1824 / sqrt(108).
+    m = cell_metrics(*_families(4), bootstrap=200, seed=0)
+    half = student_t_quantile(0.95, 3) / math.sqrt(108)
+    assert half == pytest.approx(0.306231, abs=1e-6)
+    assert m.gain == pytest.approx(0.5)
+    assert (m.gain_ci.lo, m.gain_ci.hi) == pytest.approx((0.5 - half, 0.5 + half))
+    # No draws behind it: another seed or bootstrap size gives the same interval.
+    assert cell_metrics(*_families(4), bootstrap=5000, seed=7).gain_ci == m.gain_ci
+
+
+def test_the_retention_gate_takes_the_source_cells_own_interval() -> None:
+    # Source over two families of 10 tasks with gains 0.6 and 0.1: the family bootstrap puts
+    # its interval at [0.1, 0.6], but the t-interval with 1 df spans 0, so no retention.
+    family = {f"{f}{t}": f for f in "ab" for t in range(10)}
+    wins = {"a": 6, "b": 1}
+    w = {t: ["success" if int(t[1:]) < wins[f] else "failure"] for t, f in family.items()}
+    source = (_arm(w, family), _arm({t: ["failure"] for t in family}, family))
+    alone = cell_metrics(*source, bootstrap=1000, seed=0)
+    assert (alone.interval_method, alone.gain) == ("cluster_t", pytest.approx(0.35))
+    assert alone.gain_ci.lo < 0
+    m = cell_metrics(*source, bootstrap=1000, seed=0, source=source)
+    assert m.retention is None and m.retention_reason == (
+        f"source gain 0.350 has interval [{alone.gain_ci.lo:.3f}, {alone.gain_ci.hi:.3f}], "
+        "not above 0"
+    )
 
 
 _outcome = st.sampled_from(["success", "failure", "critical", "safe_stop"])

@@ -236,6 +236,19 @@ def test_an_altered_cell_signed_by_the_operator_is_caught_by_recomputing(
     assert_fails(pub, r"cell frozen/c-.* differs from the one recomputed .* first in 'gain'")
 
 
+@pytest.mark.parametrize(
+    ("field", "value"), [("interval_method", "percentile_bootstrap"), ("few_clusters", True)]
+)
+def test_a_cell_resigned_with_another_interval_method_or_flag_is_caught(
+    pub: Path, cycle: Cycle, field: str, value: object
+) -> None:
+    # The small cycle's cells pair 2 tasks of one family: a t-interval over tasks, no flag.
+    metrics = _load(pub)["release"]["cells"][0]["metrics"]
+    assert (metrics["interval_method"], metrics["few_clusters"]) == ("cluster_t", False)
+    _edit(pub, lambda s: s["cells"][0]["metrics"].update({field: value}), sign=cycle.sign)
+    assert_fails(pub, rf"differs from the one recomputed .* first in '{field}'")
+
+
 def _flip_first_with_outcome(lines: list[Json]) -> list[Json]:
     record = next(r for r in lines if r["arm"] == "with")
     record["outcome"] = "failure" if record["outcome"] == "success" else "success"
