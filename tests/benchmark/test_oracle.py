@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from benchmark import Family, Task, VerifierResult, check_call, family, served_interface
+from benchmark import (
+    Family,
+    Planted,
+    Task,
+    VerifierResult,
+    check_call,
+    family,
+    served_interface,
+)
 from drift import (
     DefaultFlip,
     EnumMeaningChange,
@@ -166,6 +175,12 @@ class Toy(Family):
 
     def verify(self, task: Task, end_state: dict[str, Any]) -> VerifierResult:
         raise NotImplementedError("the toy family has no backend to verify")
+
+    def end_state(self, task: Task, calls: Sequence[ToolCall]) -> dict[str, Any]:
+        raise NotImplementedError("the toy family has no backend")
+
+    def planted(self, task: Task) -> list[Planted]:
+        raise NotImplementedError("the toy family has no verifier to red-team")
 
     def effect_key(self, call: ToolCall) -> tuple[Any, ...]:
         a = call.arguments

@@ -10,13 +10,14 @@ a change of the level's scale.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import benchmark.sim._pack
-from benchmark import FAMILIES, Family, Task, VerifierResult
+from benchmark import FAMILIES, Family, Planted, Task, VerifierResult
 from benchmark.sim import (
     Action,
     FromResult,
@@ -154,6 +155,17 @@ class Lights(Family):
         reasons = [f"level {room['level']!r} != expected {want!r}"] if room["level"] != want else []
         reasons += [f"{r['name']} changed" for r in others if r["level"] != 1.0]
         return VerifierResult(passed=not reasons, reasons=tuple(reasons))
+
+    def end_state(self, task: Task, calls: Sequence[ToolCall]) -> dict[str, Any]:
+        rooms = {k: dict(v) for k, v in task.initial_state["rooms"].items()}
+        for call in calls:
+            rooms[call.arguments["room_id"]]["level"] = call.arguments["level"]
+        return {"rooms": rooms}
+
+    def planted(self, task: Task) -> list[Planted]:
+        (call,) = task.reference_calls
+        wrong = ToolCall(name=call.name, arguments={**call.arguments, "level": 0.5})
+        return [Planted(name="wrong level", check="level", calls=(wrong,))]
 
     def effect_key(self, call: ToolCall) -> tuple[Any, ...]:
         return (call.name, call.arguments.get("room_id"), call.arguments.get("level"))
