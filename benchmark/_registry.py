@@ -8,10 +8,13 @@ from pathlib import Path
 
 from benchmark._task import Family
 from benchmark.errors import BenchmarkError
+from benchmark.reconciliation import Reconciliation
+from benchmark.research import ResearchEvidence
 from benchmark.support_ops import SupportOps
 from drift import DriftError, InterfaceVersion, ServedInterface
 
-FAMILIES: dict[str, Family] = {f.id: f for f in (SupportOps(),)}
+# support_ops first: its pack wins ties when a request fits two packs equally
+FAMILIES: dict[str, Family] = {f.id: f for f in (SupportOps(), Reconciliation(), ResearchEvidence())}
 
 
 def family(family_id: str) -> Family:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from benchmark import (
+    FAMILIES,
     BenchmarkError,
     Planted,
     Task,
@@ -45,7 +46,7 @@ def test_a_verifier_that_passes_everything_fails_the_gate_on_every_planted_answe
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(SupportOps, "verify", _always(True))
-    report = redteam(tasks=2)
+    report = redteam(["support_ops"], tasks=2)
     assert not report.passed
     (fam,) = report.families
     assert not fam.passed and len(fam.failures) == fam.planted
@@ -65,7 +66,7 @@ def test_a_verifier_that_fails_everything_fails_the_gate_on_the_reference(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(SupportOps, "verify", _always(False))
-    (fam,) = redteam(tasks=1).families
+    (fam,) = redteam(["support_ops"], tasks=1).families
     assert [f.planted for f in fam.failures] == ["reference"] * 3  # one task of each split
     assert (
         fam.failures[0].describe().endswith(": the reference solution fails the verifier (broken)")
@@ -80,7 +81,7 @@ def test_too_few_planted_answers_and_refused_calls_are_failures(
         return [Planted(name="closed twice", check="tickets", calls=(close, close))]
 
     monkeypatch.setattr(SupportOps, "planted", planted)
-    (fam,) = redteam(tasks=1).families
+    (fam,) = redteam(["support_ops"], tasks=1).families
     refused, *_, few = fam.failures
     assert refused.planted == "closed twice"
     assert refused.problem.startswith("cannot be applied (BenchmarkError: task ")
@@ -97,7 +98,7 @@ def test_sealed_tasks_follow_the_cycle_seed_and_dev_tasks_do_not(
     monkeypatch.setattr(SupportOps, "verify", _always(True))
 
     def failed_tasks(seed: int, split: str) -> set[str]:
-        (fam,) = redteam(tasks=1, cycle_seed=seed).families
+        (fam,) = redteam(["support_ops"], tasks=1, cycle_seed=seed).families
         return {f.task or "" for f in fam.failures if f"/{split}/" in (f.task or "")}
 
     assert failed_tasks(1, "dev") == failed_tasks(2, "dev")
@@ -116,3 +117,10 @@ def test_require_gate_checks_the_families_a_cycle_uses(monkeypatch: pytest.Monke
     )
     assert "planted answer 'wrong amount' passes the verifier (and " in str(e.value)
     assert "vwt families redteam" in (e.value.hint or "")
+
+
+def test_every_built_in_family_passes_the_gate() -> None:
+    report = redteam(tasks=5)
+    assert report.passed
+    assert {f.family for f in report.families} == set(FAMILIES)
+    assert all(len(f.names) >= 8 for f in report.families)

@@ -30,7 +30,9 @@ def _passes_everything(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_list_shows_kinds_splits_tools_and_interface_versions() -> None:
     code, out, _ = vwt("families", "list", "--json")
     assert code == 0
-    (fam,) = json.loads(out)["families"]
+    families = {f["id"]: f for f in json.loads(out)["families"]}
+    assert set(families) == {"support_ops", "reconciliation", "research_evidence"}
+    fam = families["support_ops"]
     assert (fam["id"], fam["env"], fam["tools"]) == ("support_ops", "support-ops", 8)
     assert fam["kinds"] == list(KINDS)
     assert fam["splits"] == [
@@ -46,10 +48,10 @@ def test_list_shows_kinds_splits_tools_and_interface_versions() -> None:
 
 
 def test_redteam_passes_and_reports_what_it_checked() -> None:
-    code, out, _ = vwt("families", "redteam", "--tasks", "2")
+    code, out, _ = vwt("families", "redteam", "--tasks", "2", "--family", "support_ops")
     row = next(line for line in out.splitlines() if "support_ops" in line)
     assert code == 0 and "passed" in row and " 6 " in row  # 2 tasks × 3 evaluated splits
-    code, out, _ = vwt("families", "redteam", "--tasks", "2", "--json")
+    code, out, _ = vwt("families", "redteam", "--tasks", "2", "--family", "support_ops", "--json")
     report = json.loads(out)
     assert code == 0 and report["passed"] and report["families"][0]["tasks"] == 6
 
@@ -58,13 +60,13 @@ def test_redteam_exits_1_naming_family_task_and_planted_answer(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _passes_everything(monkeypatch)
-    code, out, err = vwt("families", "redteam", "--tasks", "1")
+    code, out, err = vwt("families", "redteam", "--tasks", "1", "--family", "support_ops")
     assert code == 1
     assert "FAIL support_ops task support_ops/dev/0000-" in out
     assert "(--json lists every one)" in out
     assert err.startswith("error: the red-team gate fails for support_ops: support_ops task ")
     assert "planted answer 'wrong amount' passes the verifier" in err
-    code, out, _ = vwt("families", "redteam", "--tasks", "1", "--json")
+    code, out, _ = vwt("families", "redteam", "--tasks", "1", "--family", "support_ops", "--json")
     report = json.loads(out)
     assert code == 1 and not report["passed"]
     assert len(report["families"][0]["failures"]) == report["families"][0]["planted"]
@@ -73,3 +75,14 @@ def test_redteam_exits_1_naming_family_task_and_planted_answer(
 def test_an_unknown_family_is_a_user_error() -> None:
     code, _, err = vwt("families", "redteam", "--family", "nope")
     assert code == 2 and "unknown task family 'nope'" in err
+
+
+def test_redteam_passes_for_every_built_in_family_at_its_default_size() -> None:
+    code, out, _ = vwt("families", "redteam", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["passed"]
+    assert sorted(f["family"] for f in report["families"]) == [
+        "reconciliation",
+        "research_evidence",
+        "support_ops",
+    ]
