@@ -28,6 +28,13 @@ def check_cycle_spec(spec: CycleSpec) -> None:
                 "building artifacts and is never evaluated",
                 f"evaluate on one of: {', '.join(s for s in built.splits if s != fam.split)}",
             )
+    for fam_id, env in cat.family_envs.items():
+        if family(fam_id).env_id != env:
+            raise BenchmarkError(
+                f"catalogue.family_envs.{fam_id} is {env!r}, but the family's environment is "
+                f"{family(fam_id).env_id!r}",
+                "fix the catalogue entry",
+            )
     for env, versions in cat.tool_interfaces.items():
         family_for_env(env)
         for vid in versions:

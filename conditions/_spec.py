@@ -78,6 +78,12 @@ class Catalogue(_Spec):
         min_length=1, description="Task families and splits."
     )
     harnesses: list[str] = Field(min_length=1, description="Harness version ids.")
+    family_envs: dict[str, str] = Field(
+        default_factory=dict,
+        description="Task family id → the environment whose tool interface its tasks use. A "
+        "target that changes only other environments' interfaces would repeat another "
+        "condition's trials, so it is not generated.",
+    )
 
     @model_validator(mode="after")
     def _no_duplicates(self) -> Self:
@@ -88,11 +94,23 @@ class Catalogue(_Spec):
             _unique(versions, f"catalogue.tool_interfaces.{env}")
         _unique(self.task_families, "catalogue.task_families")
         _unique(self.harnesses, "catalogue.harnesses")
+        families = {f.family for f in self.task_families}
+        for fam, env in self.family_envs.items():
+            if fam not in families:
+                raise ValueError(f"catalogue.family_envs names {fam!r}, not a catalogue family")
+            if env not in self.tool_interfaces:
+                raise ValueError(
+                    f"catalogue.family_envs.{fam}: {env!r} is not in catalogue.tool_interfaces"
+                )
         return self
 
     def digest(self) -> str:
-        """SHA-256 (hex) of the catalogue's canonical JSON."""
-        return sha256_hex(canonical(self.model_dump(mode="json")))
+        """SHA-256 (hex) of the catalogue's canonical JSON (without family_envs when empty, so
+        catalogues written before it existed keep their digest)."""
+        data = self.model_dump(mode="json")
+        if not data["family_envs"]:
+            del data["family_envs"]
+        return sha256_hex(canonical(data))
 
 
 class Evaluation(_Spec):

@@ -100,9 +100,18 @@ def _candidates(spec: CycleSpec) -> list[_Candidate]:
     for c in conditions:
         c = Condition.model_validate(c.model_dump())
         varied = tuple(c.differs_on(src))
-        if 1 <= len(varied) <= 2:
+        if 1 <= len(varied) <= 2 and not _idle_interface(spec, c, varied):
             found.setdefault(c.id, _Candidate(condition=c, varied=varied))
     return sorted(found.values(), key=_order)
+
+
+def _idle_interface(spec: CycleSpec, c: Condition, varied: tuple[str, ...]) -> bool:
+    """Whether ``c`` changes tool interfaces only of environments its family does not use
+    (per ``catalogue.family_envs``): its trials would repeat a condition without the change."""
+    env = spec.catalogue.family_envs.get(c.task_family.family)
+    if env is None or "tool_interface" not in varied:
+        return False
+    return c.tool_interface[env] == spec.source.tool_interface[env]
 
 
 def _order(t: _Candidate) -> tuple[int, tuple[int, ...], str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import rfc8785
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from benchmark import serve
+from benchmark import family, serve
 from benchmark.errors import BenchmarkError
 from conditions import (
     ConditionsError,
@@ -251,12 +251,17 @@ def _check_interfaces(r: ReleaseStatement, records: list[TrialRecord]) -> None:
             except BenchmarkError as e:
                 raise ReportError(f"released interface {vid!r}: {e}", _REPUBLISH) from None
     for rec in records:
-        for env, vid in rec.tool_interfaces.items():
-            if rec.schema_digests.get(env) != digests.get((env, vid)):
-                raise ReportError(
-                    f"trial {rec.key[:12]}… reports a schema digest that {vid!r} does not serve",
-                    _REPUBLISH,
-                )
+        # a trial serves its family's environment; a condition may name others (other families)
+        try:
+            env = family(rec.family).env_id
+        except BenchmarkError as e:
+            raise ReportError(f"trial {rec.key[:12]}…: {e}", _REPUBLISH) from None
+        vid = rec.tool_interfaces.get(env, "")
+        if rec.schema_digests.get(env) != digests.get((env, vid)):
+            raise ReportError(
+                f"trial {rec.key[:12]}… reports a schema digest that {vid!r} does not serve",
+                _REPUBLISH,
+            )
 
 
 def _differing_field(a: Cell, b: Cell) -> str:

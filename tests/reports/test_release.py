@@ -254,7 +254,9 @@ def test_the_release_records_the_red_team_gate_and_is_refused_while_it_fails(
     assert not (cycle.paths.public / RELEASE_FILE).exists()
     r = read_release(build_release(cycle)).release
     assert r.v == 3 and r.redteam.passed and r.redteam.tasks_per_split == 20
-    (fam,) = r.redteam.families
+    families = {f.family: f for f in r.redteam.families}
+    assert set(families) == {"support_ops", "reconciliation", "research_evidence"}
+    fam = families["support_ops"]
     assert (fam.family, fam.tasks, fam.failures) == ("support_ops", 60, ())
     assert fam.planted > 0 and len(fam.names) >= 8
     assert verify_release(cycle.paths.public).cells == len(r.cells)
