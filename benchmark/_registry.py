@@ -14,7 +14,9 @@ from benchmark.support_ops import SupportOps
 from drift import DriftError, InterfaceVersion, ServedInterface
 
 # support_ops first: its pack wins ties when a request fits two packs equally
-FAMILIES: dict[str, Family] = {f.id: f for f in (SupportOps(), Reconciliation(), ResearchEvidence())}
+FAMILIES: dict[str, Family] = {
+    f.id: f for f in (SupportOps(), Reconciliation(), ResearchEvidence())
+}
 
 
 def family(family_id: str) -> Family:
