@@ -28,7 +28,8 @@ UNITS: dict[str, tuple[str, float]] = {
 
 _TIMES_100 = re.compile(r"(?:×|\bx|\btimes) ?100\b|\bby 100\b")
 _SIGN = re.compile(
-    r"\b(positive|negative)(?: values?| amounts?| numbers?)? (?:means? |are |is )?([^;.]+)",
+    r"\b(positive|negative)(?: values?| amounts?| numbers?)? (?:means? |are |is )?"
+    r"((?:[^;.,()]|\([^)]*\))+?)(?= and |[;.,)]|$)",  # a parenthesis inside stays whole
     re.IGNORECASE,
 )
 _ZONE = re.compile(r"\bUTC([+-]\d{2}:\d{2})?(?![\w+-])|\bGMT\b")

@@ -127,8 +127,8 @@ def _read_clause(reader: _Reader, clause: str, line_action: str | None, g: Guida
     for match in IDENT.finditer(clause):
         ident = match.group()
         tool_action = reader.action_of(ident)
-        if tool_action is not None and tool_action not in g.tools:
-            g.tools[tool_action] = ident
+        if tool_action is not None:  # a tool's name, however often it is named
+            g.tools.setdefault(tool_action, ident)
             continue
         for key in reader.slot_of(action, ident):
             g.fields.setdefault(key, ident)

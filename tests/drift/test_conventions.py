@@ -129,3 +129,10 @@ def test_free_text_statements_and_conversions() -> None:
     assert convert(2499, "cents", "dollars") == pytest.approx(24.99)
     with pytest.raises(ValueError, match="cannot convert"):
         convert(1, "cents", "seconds")
+
+
+def test_each_sign_statement_stops_at_its_own_clause() -> None:
+    both = read_stated("signed (positive values are credits, negative values are debits)")
+    assert (both.positive, both.negative) == ("credits", "debits")
+    swapped = read_stated("Negative values are credits (money in); positive values are debits.")
+    assert (swapped.positive, swapped.negative) == ("debits", "credits (money in)")

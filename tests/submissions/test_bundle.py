@@ -49,8 +49,9 @@ def test_reference_bundles_load_with_their_artifacts() -> None:
         "retrieved-trajectories",
     }
     assert by_name["no-artifacts"].agent_artifacts().recipes == ()
-    (recipe,) = by_name["prompt-recipe"].agent_artifacts().recipes
-    assert recipe.name == "refund-playbook" and "issue_refund" in recipe.text
+    refunds, reconciliation = by_name["prompt-recipe"].agent_artifacts().recipes
+    assert refunds.name == "refund-playbook" and "issue_refund" in refunds.text
+    assert reconciliation.name == "reconciliation-playbook" and "flag_record" in reconciliation.text
     (skill,) = by_name["typed-skill"].agent_artifacts().skills
     assert isinstance(skill, TypedSkill) and skill.requires[0].env == "support-ops"
     (memory,) = by_name["retrieved-trajectories"].agent_artifacts().trajectories
@@ -112,7 +113,10 @@ def test_an_artifact_in_a_subdirectory_is_fine(recipe_dir: Path) -> None:
     data = _manifest(recipe_dir)
     data["artifacts"][0]["path"] = "docs/playbook.md"
     _write_manifest(recipe_dir, data)
-    assert set(load_bundle_dir(recipe_dir).files) == {"docs/playbook.md"}
+    assert set(load_bundle_dir(recipe_dir).files) == {
+        "docs/playbook.md",
+        "reconciliation-playbook.md",
+    }
 
 
 @pytest.mark.parametrize(

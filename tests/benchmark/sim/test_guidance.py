@@ -65,3 +65,16 @@ def test_a_typed_skill_is_read_for_its_codes_and_units() -> None:
     skill = json.loads(SKILL)
     skill["codes"] = {phrase: "goodwill" for phrase in skill["codes"]}
     assert set(read_skill(PACK, json.dumps(skill)).codes.values()) == {"goodwill"}
+
+
+def test_a_tool_named_twice_is_never_read_as_a_field() -> None:
+    from benchmark.reconciliation._sim_pack import PACK as RECONCILIATION
+
+    text = (
+        "1. Post fees with post_adjustment; then flag the line with flag_record.\n"
+        "2. Flags for flag_record: duplicate for a payment imported twice.\n"
+    )
+    g = read_recipe(RECONCILIATION, text, ALL)
+    assert g.tools["flag"] == "flag_record"
+    assert "flag_record" not in g.fields.values()
+    assert g.codes == {"duplicate": "duplicate"} and {"post_adjustment", "flag"} <= g.steps
