@@ -298,10 +298,13 @@ class Cycle:
 
     # -- targets, commitment, reveal -------------------------------------------------------
 
-    def generate(self, max_conditions: int | None = None) -> list[Target]:
-        """Generate (or regenerate) the target conditions; only while in draft."""
+    def generate(
+        self, max_conditions: int | None = None, *, draw_seed: int | None = None
+    ) -> list[Target]:
+        """Generate (or regenerate) the target conditions; only while in draft. A capped draw
+        uses ``draw_seed``, by default a fresh secret one."""
         self.require_state(CycleState.draft, action="change the target conditions")
-        plan = plan_targets(self.spec, max_conditions)
+        plan = plan_targets(self.spec, max_conditions, draw_seed=draw_seed)
         write_json(self.paths.targets, plan, private=True)
         # The draw seed stays in the private targets.json only.
         public = plan.manifest.model_dump(mode="json", exclude={"draw_seed"})

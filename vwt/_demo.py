@@ -81,7 +81,9 @@ def run_demo(
     sandbox = resolve_sandbox_kind(sandbox).value
     cycle = Cycle.init(home, spec, force=force)
     say(f"cycle {cycle.id} initialised in {home} (operator key {cycle.fingerprint})")
-    targets = cycle.generate(max_conditions)
+    # The demo draws its pairs from the cycle seed, so every run commits to the same targets
+    # and two runs' matrices can be compared; a real cycle's draw is secret.
+    targets = cycle.generate(max_conditions, draw_seed=spec.seed)
     say(f"{len(targets)} hidden target conditions generated from the cycle seed")
     commitment = cycle.commit()
     say(f"commitment published before any submission: {commitment}")

@@ -179,6 +179,17 @@ def test_regenerating_in_draft_replaces_the_targets(
     assert len(cycle.generate(5)) == 5 == len(cycle.targets())
 
 
+def test_a_capped_draw_repeats_with_its_seed(tmp_path: Path, default_spec: CycleSpec) -> None:
+    def drawn(home: str, **kw: int) -> list[str]:
+        cycle = Cycle.init(tmp_path / home, default_spec)
+        return sorted(t.condition.id for t in cycle.generate(5, **kw))
+
+    every = Cycle.init(tmp_path / "all", default_spec).generate()
+    assert len([t for t in every if len(t.varied) == 1]) < 5 < len(every)  # pairs are drawn
+    assert drawn("a", draw_seed=7) == drawn("b", draw_seed=7)
+    assert len({tuple(drawn(f"s{seed}", draw_seed=seed)) for seed in range(8)}) > 1
+
+
 def test_commit_keeps_the_opening_private(committed: Cycle) -> None:
     assert _mode(committed.paths.secret) == 0o600 and _mode(committed.paths.targets) == 0o600
     opening = json.loads(committed.paths.secret.read_text())
