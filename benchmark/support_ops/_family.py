@@ -3,12 +3,10 @@ simulated support system."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchmark._task import Family, Planted, Task, VerifierResult
-from benchmark.errors import BenchmarkError
+from benchmark._family_kit import BackendFamily
+from benchmark._task import Planted, Task, VerifierResult
 from benchmark.support_ops import _generator, _planted
 from benchmark.support_ops._backend import Backend, BackendError
 from benchmark.support_ops._tools import EFFECTFUL_TOOLS, ENV_ID, base_tools, interface_versions
@@ -19,11 +17,9 @@ if TYPE_CHECKING:
     from benchmark.sim import KnowledgePack
 
 VERIFIER_VERSION = "support_ops-verifier-2"
-_SPLIT_BASES = {"dev": 10000, "sealed": 50000, "adapt": 80000, "examples": 90000}
-_MAX_TASKS = 10000  # ids of one split stay below the next split's base
 
 
-class SupportOps(Family):
+class SupportOps(BackendFamily):
     """Support tasks graded by an end-state check (tau-bench style: expected state = initial
     state with the reference calls applied)."""
 
@@ -31,20 +27,12 @@ class SupportOps(Family):
     env_id = ENV_ID
     generator_version = _generator.GENERATOR_VERSION
     verifier_version = VERIFIER_VERSION
-    splits = tuple(_SPLIT_BASES)
-    examples_split = "examples"
+    backend = Backend
+    backend_error = BackendError
     effectful_tools = EFFECTFUL_TOOLS
 
-    def generate(self, split: str, index: int, seed: int) -> Task:
-        if split not in _SPLIT_BASES:
-            raise BenchmarkError(
-                f"family {self.id!r} has no split {split!r}", f"splits: {', '.join(self.splits)}"
-            )
-        if not 0 <= index < _MAX_TASKS:
-            raise BenchmarkError(
-                f"task index {index} out of range", f"a split holds at most {_MAX_TASKS} tasks"
-            )
-        return _generator.generate(self.id, split, _SPLIT_BASES[split], index, seed)
+    def make_task(self, split: str, base: int, index: int, seed: int) -> Task:
+        return _generator.generate(self.id, split, base, index, seed)
 
     def base_tools(self) -> ToolSet:
         return base_tools()
@@ -56,21 +44,6 @@ class SupportOps(Family):
         from benchmark.support_ops._sim_pack import PACK
 
         return PACK
-
-    def backend_file(self) -> Path:
-        return Path(__file__).with_name("_backend.py")
-
-    def end_state(self, task: Task, calls: Sequence[ToolCall]) -> dict[str, Any]:
-        backend = Backend(task.initial_state)
-        for i, call in enumerate(calls):
-            try:
-                backend.call(call.name, dict(call.arguments))
-            except BackendError as e:
-                raise BenchmarkError(
-                    f"task {task.id}: call {i + 1} ({call.name}) refused by the backend: {e}",
-                    "end states are computed from calls the backend accepts",
-                ) from None
-        return backend.dump()
 
     def planted(self, task: Task) -> list[Planted]:
         return _planted.planted(task)
