@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import inspect
 from abc import abstractmethod
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from benchmark._task import Family, Task
+from benchmark._task import Family, Task, stable_int
 from benchmark.errors import BenchmarkError
 from drift import ToolCall
 
@@ -59,3 +60,63 @@ class BackendFamily(Family):
                 ) from None
         state: dict[str, Any] = backend.dump()
         return state
+
+
+def numbered_task(
+    *,
+    family: str,
+    split: str,
+    index: int,
+    seed: int,
+    generator_version: str,
+    kind: str,
+    instruction: str,
+    initial_state: dict[str, Any],
+    reference_calls: tuple[ToolCall, ...],
+) -> Task:
+    """A task with the built-in families' id: ``family/split/index-digest``, the digest of its
+    instruction and seed."""
+    digest = f"{stable_int(instruction, seed) % 16**8:08x}"
+    return Task(
+        id=f"{family}/{split}/{index:04d}-{digest}",
+        family=family,
+        split=split,
+        index=index,
+        seed=seed,
+        generator_version=generator_version,
+        kind=kind,
+        instruction=instruction,
+        initial_state=initial_state,
+        reference_calls=reference_calls,
+    )
+
+
+def record_diff(
+    check: str, got: Counter[tuple[Any, ...]], want: Counter[tuple[Any, ...]]
+) -> list[str]:
+    """A verifier reason naming the records of ``check`` that are extra or missing, if any."""
+    extra, missing = sorted((got - want).elements()), sorted((want - got).elements())
+    if not extra and not missing:
+        return []
+    return [f"{check}: unexpected {extra}, missing {missing}"]
+
+
+def field_diff(
+    check: str,
+    got: dict[str, dict[str, Any]],
+    want: dict[str, dict[str, Any]],
+    fields: tuple[str, ...],
+) -> list[str]:
+    """One verifier reason per field of a record (by id) that differs from the expected one."""
+    reasons = []
+    for key, expected in sorted(want.items()):
+        actual = got.get(key)
+        if actual is None:
+            reasons.append(f"{check}: {key} missing")
+            continue
+        reasons += [
+            f"{check}: {key} {f} {actual.get(f)!r} != expected {expected.get(f)!r}"
+            for f in fields
+            if actual.get(f) != expected.get(f)
+        ]
+    return reasons

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmark._task import Task, stable_int
+from benchmark._family_kit import numbered_task
+from benchmark._task import Task
 from benchmark.reconciliation._phrasings import PHRASINGS
 from drift import ToolCall
 
@@ -387,9 +388,7 @@ def generate(family_id: str, split: str, split_base: int, index: int, seed: int)
         "matches": books.matches,
         "adjustments": [],
     }
-    digest = f"{stable_int(instruction, seed) % 16**8:08x}"
-    return Task(
-        id=f"{family_id}/{split}/{index:04d}-{digest}",
+    return numbered_task(
         family=family_id,
         split=split,
         index=index,

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from benchmark._family_kit import field_diff, record_diff
 from benchmark._task import VerifierResult
 from drift import ToolCall
 
@@ -28,52 +29,21 @@ def _adjustments(state: dict[str, Any]) -> Counter[tuple[Any, ...]]:
     return Counter((a["account_id"], a["amount_cents"]) for a in state.get("adjustments", []))
 
 
-def _records(
-    check: str, got: Counter[tuple[Any, ...]], want: Counter[tuple[Any, ...]]
-) -> list[str]:
-    """A reason naming the records that are extra or missing, if any."""
-    extra, missing = sorted((got - want).elements()), sorted((want - got).elements())
-    if not extra and not missing:
-        return []
-    return [f"{check}: unexpected {extra}, missing {missing}"]
-
-
-def _fields(
-    check: str,
-    got: dict[str, dict[str, Any]],
-    want: dict[str, dict[str, Any]],
-    fields: tuple[str, ...],
-) -> list[str]:
-    """One reason per field of a record (by id) that differs from the expected one."""
-    reasons = []
-    for key, expected in sorted(want.items()):
-        actual = got.get(key)
-        if actual is None:
-            reasons.append(f"{check}: {key} missing")
-            continue
-        reasons += [
-            f"{check}: {key} {f} {actual.get(f)!r} != expected {expected.get(f)!r}"
-            for f in fields
-            if actual.get(f) != expected.get(f)
-        ]
-    return reasons
-
-
 def compare_states(want: dict[str, Any], got: dict[str, Any]) -> VerifierResult:
     """Whether end state ``got`` is the expected state ``want``, one reason per difference."""
     reasons = [
-        *_records("matches", _matches(got), _matches(want)),
-        *_fields(
+        *record_diff("matches", _matches(got), _matches(want)),
+        *field_diff(
             "invoices",
             got["invoices"],
             want["invoices"],
             ("status", "paid_cents", "discount_cents"),
         ),
-        *_fields("customers", got["customers"], want["customers"], ("status", "merged_into")),
-        *_records("adjustments", _adjustments(got), _adjustments(want)),
-        *_fields("accounts", got["accounts"], want["accounts"], ("balance_cents",)),
-        *_fields("flags", got["payments"], want["payments"], ("flag",)),
-        *_fields("flags", got["statement_lines"], want["statement_lines"], ("flag",)),
+        *field_diff("customers", got["customers"], want["customers"], ("status", "merged_into")),
+        *record_diff("adjustments", _adjustments(got), _adjustments(want)),
+        *field_diff("accounts", got["accounts"], want["accounts"], ("balance_cents",)),
+        *field_diff("flags", got["payments"], want["payments"], ("flag",)),
+        *field_diff("flags", got["statement_lines"], want["statement_lines"], ("flag",)),
     ]
     return VerifierResult(passed=not reasons, reasons=tuple(reasons))
 

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmark._task import Task, stable_int
+from benchmark._family_kit import numbered_task
+from benchmark._task import Task
 from benchmark.research import _corpus as c
 from benchmark.research._phrasings import PHRASINGS
 from benchmark.research._tools import KEY_PIVOT
@@ -180,9 +181,7 @@ def generate(family_id: str, split: str, split_base: int, index: int, seed: int)
         "claims": [],
         "submitted": False,
     }
-    digest = f"{stable_int(instruction, seed) % 16**8:08x}"
-    return Task(
-        id=f"{family_id}/{split}/{index:04d}-{digest}",
+    return numbered_task(
         family=family_id,
         split=split,
         index=index,

@@ -142,7 +142,9 @@ def read_request(
             matched.append((pack, kind))
     if not matched:
         return None
-    pack, kind = max(matched, key=lambda pk: _fit(pk[0], tools or {}))
+    pack, kind = (
+        matched[0] if len(matched) == 1 else max(matched, key=lambda pk: _fit(pk[0], tools or {}))
+    )
     stated = _stated(kind, text)
     misread = None
     candidates = misreadable(kind, stated)

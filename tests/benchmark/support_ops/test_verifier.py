@@ -50,7 +50,7 @@ def test_the_reference_solution_of_every_kind_passes(task: Task) -> None:
 
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: t.kind)
 def test_doing_nothing_fails_on_the_ticket(task: Task) -> None:
-    assert_fails_naming(task, [], f"ticket {task.reference_calls[-1].arguments['ticket_id']}")
+    assert_fails_naming(task, [], f"tickets: {task.reference_calls[-1].arguments['ticket_id']}")
 
 
 Plant = Callable[[tuple[ToolCall, ...]], list[ToolCall]]
@@ -120,7 +120,7 @@ def test_a_refund_on_another_order_of_the_customer_fails(kind: str) -> None:
     task = _task(kind)
     refund, close = task.reference_calls
     other = next(o for o in task.initial_state["orders"] if o != refund.arguments["order_id"])
-    assert_fails_naming(task, [_with(refund, order_id=other), close], f"order {other}")
+    assert_fails_naming(task, [_with(refund, order_id=other), close], f"orders: {other}")
 
 
 def test_an_explicit_notify_true_is_the_default_and_passes() -> None:
