@@ -4,17 +4,24 @@ Usage: ``python3 _backend_server.py BACKEND_FILE``. Each request line is a JSON 
 ``{"id", "op", "session", ...}`` with op ``reset`` (``state``), ``call`` (``tool``, ``args``),
 ``dump`` or ``close``; each response line is ``{"id", "ok", "result"}`` or
 ``{"id", "ok": false, "error"}``. Sessions keep trials of one batch apart.
+
+Modules next to this file (``_sandbox_exec.py``, mounted beside it in a sandbox) are
+importable by the backend, also when the interpreter runs isolated (``-I``).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 from typing import Any
 
 
 def _load_backend_class(path: str) -> Any:
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.append(here)
     spec = importlib.util.spec_from_file_location("vwt_family_backend", path)
     if spec is None or spec.loader is None:
         raise SystemExit(f"cannot load backend from {path}")

@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from benchmark._sandbox_exec import OPT_ENV, opt_dir
 from runner._sandbox_base import ExecResult, Mount, Sandbox, checked_mounts
 from runner._sandbox_proc import kill, run_to_end, start_process
 
@@ -21,6 +22,9 @@ class LocalSandbox(Sandbox):
     host variables leak in): use it where no Docker engine runs. File paths resolve inside
     the working directory, absolute ones included. A read-only mount is a copy, so the host
     original cannot change; a writable mount is a symlink to the host path.
+    ``VWT_SANDBOX_OPT`` names the image's library directory as the host sees it (the
+    repository's ``scripts/sandbox-image``, unless the host sets the variable), where the
+    Docker image has ``/opt/vwt``.
     """
 
     kind = "local"
@@ -78,6 +82,7 @@ class LocalSandbox(Sandbox):
             "HOME": str(root),
             "TMPDIR": str(root / "tmp"),
             "LANG": "C.UTF-8",
+            OPT_ENV: opt_dir(),
         }
 
     async def exec(

@@ -1,0 +1,186 @@
+"""Run one command under limits, from a family backend. Standard library only: runs inside
+sandboxes, next to the backend server (``vwt/_sandbox_exec.py``), and on the host.
+
+A backend imports it as::
+
+    try:
+        from _sandbox_exec import opt_dir, run_limited  # in a sandbox: next to the server
+    except ImportError:
+        from benchmark._sandbox_exec import opt_dir, run_limited  # in-process, on the host
+
+:func:`run_limited` starts the command in its own session (so its own process group), with
+stdin empty, reads at most ``max_output`` bytes of each of stdout and stderr (the rest is read
+and dropped, so a flood neither blocks the command nor fills memory), and SIGKILLs the whole
+group when the time limit passes, and also when the command exits, so children it left behind
+die with it. Where coreutils ``timeout`` is on PATH the command runs under it as a watchdog, so
+the time limit holds even if the backend itself dies first.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+OPT_ENV = "VWT_SANDBOX_OPT"
+"""Environment variable naming the image's internal library directory (``/opt/vwt`` in the
+Docker image, the repository's ``scripts/sandbox-image`` in a local sandbox)."""
+IMAGE_OPT = "/opt/vwt"
+"""Where the Docker image holds ``scripts/sandbox-image``."""
+
+_WATCHDOG_GRACE_S = 2.0
+"""How long past the time limit the ``timeout`` watchdog waits before it kills the group."""
+_CHUNK = 65536
+_POLL_S = 0.02
+"""How often to check whether the command has exited while a leftover child holds its pipes."""
+
+
+def opt_dir() -> str:
+    """The internal library directory: ``$VWT_SANDBOX_OPT``; else, on the host, the repository's
+    ``scripts/sandbox-image`` when it exists; else ``/opt/vwt``."""
+    configured = os.environ.get(OPT_ENV)
+    if configured:
+        return configured
+    repo_copy = Path(__file__).resolve().parent.parent / "scripts" / "sandbox-image"
+    return str(repo_copy) if repo_copy.is_dir() else IMAGE_OPT
+
+
+def run_limited(
+    argv: list[str],
+    cwd: str,
+    timeout_s: float,
+    max_output: int = 65536,
+    env: dict[str, str] | None = None,
+) -> dict[str, object]:
+    """Run ``argv`` in ``cwd``; kill its process group after ``timeout_s`` seconds.
+
+    ``env`` is set on top of this process's environment. Returns ``{"exit", "stdout",
+    "stderr", "timed_out", "truncated"}``: ``exit`` is the exit status, 128 + the signal
+    number when a signal killed the command (137 at the time limit), 127 when the program
+    does not exist and 126 when it cannot be executed; ``stdout``/``stderr`` are the first
+    ``max_output`` bytes of each, decoded as UTF-8 (bad bytes replaced); ``truncated`` says
+    whether either stream was longer. Raises ValueError for an empty ``argv`` or a limit
+    that is not positive, NotADirectoryError when ``cwd`` is not a directory.
+    """
+    if not argv:
+        raise ValueError("run_limited needs a command")
+    if not timeout_s > 0 or max_output < 0:
+        raise ValueError(f"bad limits: timeout_s={timeout_s!r}, max_output={max_output!r}")
+    if not os.path.isdir(cwd):
+        raise NotADirectoryError(f"run_limited: working directory {cwd!r} is not a directory")
+    child_env = {**os.environ, **(env or {})}
+    missing = _not_runnable(argv[0], cwd, child_env.get("PATH", os.defpath))
+    if missing is not None:
+        return _result(missing[0], b"", missing[1].encode(), False, False)
+    try:
+        proc = subprocess.Popen(
+            _watched(argv, timeout_s),
+            cwd=cwd,
+            env=child_env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except (FileNotFoundError, PermissionError) as e:
+        code = 127 if isinstance(e, FileNotFoundError) else 126
+        return _result(code, b"", f"{argv[0]}: {e.strerror}\n".encode(), False, False)
+    deadline = time.monotonic() + timeout_s
+    try:
+        out, err, truncated = _read(proc, deadline, max_output)
+        finished = _wait_unreaped(proc.pid, deadline)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the leader is not reaped yet: the id is ours
+        status = proc.wait()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+    code = 128 - status if status < 0 else status
+    return _result(code, out, err, not finished, truncated)
+
+
+def _not_runnable(program: str, cwd: str, path: str) -> tuple[int, str] | None:
+    """(127 or 126, why) when ``program`` is missing or not executable, as a shell says it."""
+    if "/" not in program:
+        if shutil.which(program, path=path) is None:
+            return 127, f"{program}: command not found\n"
+        return None
+    full = os.path.join(cwd, program)
+    if not os.path.exists(full):
+        return 127, f"{program}: No such file or directory\n"
+    if os.path.isdir(full) or not os.access(full, os.X_OK):
+        return 126, f"{program}: Permission denied\n"
+    return None
+
+
+def _watched(argv: list[str], timeout_s: float) -> list[str]:
+    watchdog = shutil.which("timeout")
+    if watchdog is None:
+        return list(argv)
+    return [watchdog, "--signal=KILL", f"{timeout_s + _WATCHDOG_GRACE_S:.3f}", *argv]
+
+
+def _read(
+    proc: subprocess.Popen[bytes], deadline: float, max_output: int
+) -> tuple[bytes, bytes, bool]:
+    """The first ``max_output`` bytes of stdout and stderr, read until both close, the
+    leader exits (then any child still holding them is killed), or ``deadline``."""
+    assert proc.stdout is not None and proc.stderr is not None
+    kept = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
+    truncated = False
+    with selectors.DefaultSelector() as sel:
+        for fd in kept:
+            sel.register(fd, selectors.EVENT_READ)
+        while sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            ready = sel.select(min(left, _POLL_S))
+            for key, _ in ready:
+                chunk = os.read(key.fd, _CHUNK)
+                if not chunk:
+                    sel.unregister(key.fd)
+                    continue
+                buf = kept[key.fd]
+                room = max_output - len(buf)
+                truncated |= len(chunk) > room
+                buf += chunk[: max(room, 0)]
+            if _exited(proc.pid):
+                # A child left behind holds the pipes: end the group, then drain to EOF.
+                os.killpg(proc.pid, signal.SIGKILL)
+    out, err = kept.values()
+    return bytes(out), bytes(err), truncated
+
+
+def _wait_unreaped(pid: int, deadline: float) -> bool:
+    """Whether ``pid`` exits by ``deadline`` (it stays unreaped)."""
+    pause = 0.001
+    while not _exited(pid):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(left, pause))
+        pause = min(2 * pause, _POLL_S)
+    return True
+
+
+def _exited(pid: int) -> bool:
+    """Whether ``pid`` has exited, without reaping it (so its group id stays ours)."""
+    info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    return info is not None
+
+
+def _result(
+    code: int, out: bytes, err: bytes, timed_out: bool, truncated: bool
+) -> dict[str, object]:
+    return {
+        "exit": code,
+        "stdout": out.decode(errors="replace"),
+        "stderr": err.decode(errors="replace"),
+        "timed_out": timed_out,
+        "truncated": truncated,
+    }
