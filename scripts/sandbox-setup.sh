@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Make the Docker sandbox usable: the engine installed and answering, and the image
-# vwt-sandbox:bookworm (Debian minbase + python3, run as nobody 65534:65534 by default) built
-# locally. Never pulls from a registry.
+# vwt-sandbox:bookworm (Debian minbase + python3, run as nobody 65534:65534 by default, with
+# the repository's scripts/sandbox-image/ at /opt/vwt/) built locally. Never pulls from a
+# registry.
+#
+# Two steps: a base image (debootstrap, about a minute) and the image itself, the base plus
+# /opt/vwt (seconds). The image's recipe id includes a digest of scripts/sandbox-image/, so a
+# change there rebuilds only the second step.
 #
 # Idempotent: when everything is present it only asks the engine two questions and exits.
 # On failure it prints one line saying what could not be done and exits non-zero; `make test`
@@ -12,8 +17,13 @@
 set -euo pipefail
 
 IMAGE="${VWT_SANDBOX_IMAGE:-vwt-sandbox:bookworm}"
-# Bump when the recipe below changes, so existing images are rebuilt.
-RECIPE=2
+BASE_IMAGE="$IMAGE-base"
+# Bump when build_base changes, so existing base images are rebuilt.
+BASE_RECIPE=2
+# Bump when build_image changes.
+LAYER_RECIPE=1
+OPT_SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/sandbox-image"
+OPT_TARGET=/opt/vwt
 SUITE=bookworm
 DOCKERD_LOG="${VWT_DOCKERD_LOG:-/var/log/vwt-dockerd.log}"
 BUILD_LOG=/var/log/vwt-sandbox-build.log
@@ -32,9 +42,16 @@ need_root() {
 
 engine_answers() { timeout 15 docker info >/dev/null 2>&1; }
 
-image_recipe() {
+recipe_of() {
     timeout 15 docker image inspect --format '{{ index .Config.Labels "org.vwt.sandbox.recipe" }}' \
-        "$IMAGE" 2>/dev/null || true
+        "$1" 2>/dev/null || true
+}
+
+# The content of scripts/sandbox-image/ (paths and bytes; caches excluded), as 16 hex digits.
+opt_digest() {
+    [[ -d "$OPT_SOURCE" ]] || fail "$OPT_SOURCE is missing"
+    (cd "$OPT_SOURCE" && find . -name __pycache__ -prune -o -type f -print0 |
+        LC_ALL=C sort -z | xargs -0 -r sha256sum) | sha256sum | cut -c1-16
 }
 
 apt_install() {
@@ -84,14 +101,14 @@ debian_mirror() {
     echo "${uri:-http://deb.debian.org/debian}"
 }
 
-build_image() {
-    need_root "build $IMAGE (debootstrap needs root)"
+build_base() {
+    need_root "build $BASE_IMAGE (debootstrap needs root)"
     command -v debootstrap >/dev/null || apt_install debootstrap
     local root mirror
     root=$(mktemp -d /var/tmp/vwt-sandbox-rootfs.XXXXXX)
     trap 'rm -rf "$root"' EXIT
     mirror=$(debian_mirror)
-    say "building $IMAGE: debootstrap minbase+python3 from $mirror (about a minute; log: $BUILD_LOG)"
+    say "building $BASE_IMAGE: debootstrap minbase+python3 from $mirror (about a minute; log: $BUILD_LOG)"
     timeout 1200 debootstrap --variant=minbase --include=python3 "$SUITE" "$root" "$mirror" \
         >"$BUILD_LOG" 2>&1 || fail "debootstrap failed ($(tail -n1 "$BUILD_LOG")); see $BUILD_LOG"
     # Package caches are build leftovers, not part of the sandbox.
@@ -101,16 +118,45 @@ build_image() {
             --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
             --change 'ENV LANG=C.UTF-8' \
             --change 'USER 65534:65534' \
-            --change "LABEL org.vwt.sandbox.recipe=$RECIPE" \
+            --change "LABEL org.vwt.sandbox.recipe=$BASE_RECIPE" \
             --change 'CMD ["sleep", "infinity"]' \
-            - "$IMAGE" >>"$BUILD_LOG" 2>&1 || fail "docker import failed; see $BUILD_LOG"
+            - "$BASE_IMAGE" >>"$BUILD_LOG" 2>&1 || fail "docker import failed; see $BUILD_LOG"
     rm -rf "$root"
     trap - EXIT
+    say "built $BASE_IMAGE"
+}
+
+# The base plus scripts/sandbox-image/ at /opt/vwt/: root-owned, directories 0755 and files
+# 0644 (0755 if executable), so the sandbox user reads but never changes it.
+build_image() {
+    local recipe=$1 container previous
+    previous=$(docker image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)
+    say "building $IMAGE: $BASE_IMAGE + $OPT_SOURCE at $OPT_TARGET"
+    container=$(docker create "$BASE_IMAGE") || fail "docker create $BASE_IMAGE failed"
+    trap 'docker rm --force "$container" >/dev/null 2>&1' EXIT
+    tar -C "$(dirname "$OPT_SOURCE")" --exclude=__pycache__ --owner=0 --group=0 \
+        --numeric-owner --mode='u=rwX,go=rX,u-s,g-s' \
+        --transform "s,^$(basename "$OPT_SOURCE"),$(basename "$OPT_TARGET")," \
+        -c "$(basename "$OPT_SOURCE")" |
+        docker cp - "$container:$(dirname "$OPT_TARGET")" ||
+        fail "could not copy $OPT_SOURCE into $IMAGE"
+    docker commit \
+        --change "ENV VWT_SANDBOX_OPT=$OPT_TARGET" \
+        --change "LABEL org.vwt.sandbox.recipe=$recipe" \
+        "$container" "$IMAGE" >/dev/null || fail "docker commit of $IMAGE failed"
+    docker rm --force "$container" >/dev/null
+    trap - EXIT
+    # The image this one replaces, once untagged, is a leftover (unless a container uses it).
+    if [[ -n "$previous" && "$(docker image inspect --format '{{len .RepoTags}}' "$previous" 2>/dev/null)" == 0 ]]; then
+        docker image rm "$previous" >/dev/null 2>&1 || true
+    fi
     say "built $IMAGE"
 }
 
 main() {
-    if engine_answers && [[ "$(image_recipe)" == "$RECIPE" ]]; then
+    local recipe
+    recipe="$BASE_RECIPE.$LAYER_RECIPE-$(opt_digest)"
+    if engine_answers && [[ "$(recipe_of "$IMAGE")" == "$recipe" ]]; then
         say "ready: engine answers, image $IMAGE present"
         return 0
     fi
@@ -118,12 +164,18 @@ main() {
     exec 9>"$LOCK"
     flock -w 1800 9 || fail "another sandbox-setup holds $LOCK"
     ensure_engine
-    if [[ "$(image_recipe)" == "$RECIPE" ]]; then
+    if [[ "$(recipe_of "$IMAGE")" == "$recipe" ]]; then
         say "ready: engine answers, image $IMAGE present"
         return 0
     fi
-    build_image
-    [[ "$(image_recipe)" == "$RECIPE" ]] || fail "image $IMAGE missing after the build"
+    if [[ "$(recipe_of "$BASE_IMAGE")" != "$BASE_RECIPE" && "$(recipe_of "$IMAGE")" == "$BASE_RECIPE" ]]; then
+        # An image of the earlier one-step recipe is exactly this base.
+        docker tag "$IMAGE" "$BASE_IMAGE" || fail "docker tag $IMAGE $BASE_IMAGE failed"
+    fi
+    [[ "$(recipe_of "$BASE_IMAGE")" == "$BASE_RECIPE" ]] || build_base
+    [[ "$(recipe_of "$BASE_IMAGE")" == "$BASE_RECIPE" ]] || fail "$BASE_IMAGE missing after the build"
+    build_image "$recipe"
+    [[ "$(recipe_of "$IMAGE")" == "$recipe" ]] || fail "image $IMAGE missing after the build"
     say "ready: engine answers, image $IMAGE present"
 }
 
