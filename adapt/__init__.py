@@ -1,0 +1,1 @@
+"""Adaptation: the metered gateway, the access log and kit, procedures, adapted bundles."""

@@ -1,0 +1,76 @@
+"""Trials of an adaptation sample, run in-process through the real path (the harness, litellm
+through the metered gateway, a backend in a local sandbox, the verifier and the oracle)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from adapt._access import AdaptationKit
+from adapt._meter import MeteredGateway
+from benchmark import (
+    BackendProcess,
+    Task,
+    TrialResult,
+    backend_argv,
+    backend_files,
+    family,
+    run_trial,
+    stable_int,
+)
+from benchmark._seeds import request_seed
+from benchmark.harness import AgentArtifacts, harness_version
+from runner import Mount, make_sandbox
+
+
+async def _family_trials(
+    kit: AdaptationKit,
+    gateway: MeteredGateway,
+    artifacts: AgentArtifacts,
+    tasks: list[Task],
+    arm: str,
+) -> list[tuple[Task, TrialResult]]:
+    fam = family(tasks[0].family)
+    served = kit.served(fam.env_id)
+    mounts = [Mount(host, target) for target, host in backend_files(fam).items()]
+    out: list[tuple[Task, TrialResult]] = []
+    async with make_sandbox("local", mounts=mounts) as sandbox:
+        backend = BackendProcess(await sandbox.spawn(backend_argv([sys.executable, "-I", "-S"])))
+        try:
+            for task in tasks:
+                if gateway.closed:
+                    break
+                result = await run_trial(
+                    fam,
+                    task,
+                    served,
+                    backend,
+                    f"adapt/{task.id}",
+                    model=gateway.routed(kit.model),
+                    harness=harness_version(kit.harness),
+                    artifacts=artifacts,
+                    seed=request_seed(stable_int("adapt", task.id), arm),
+                )
+                out.append((task, result))
+        finally:
+            await backend.close()
+    return out
+
+
+def run_sample(
+    kit: AdaptationKit,
+    gateway: MeteredGateway,
+    artifacts: AgentArtifacts,
+    tasks: list[Task],
+    arm: str,
+) -> list[tuple[Task, TrialResult]]:
+    """One trial of each of ``tasks`` (kit tasks) with ``artifacts`` in the target condition,
+    in order, until the gateway closes: a trial whose model call is refused ends 'invalid',
+    and no later trial starts."""
+    out: list[tuple[Task, TrialResult]] = []
+    for fam_id in dict.fromkeys(t.family for t in tasks):
+        mine = [t for t in tasks if t.family == fam_id]
+        if gateway.closed:
+            break
+        out += asyncio.run(_family_trials(kit, gateway, artifacts, mine, arm))
+    return out
