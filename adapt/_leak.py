@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark import Task, family
 
-N = 8
+NGRAM = 8
 """Words per n-gram."""
 THRESHOLD = 0.5
 """Share of a sealed request's distinctive n-grams found in the artifacts that flags it."""
@@ -28,7 +28,7 @@ PUBLIC_SAMPLE = 100
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-def ngrams(text: str, n: int = N) -> set[tuple[str, ...]]:
+def ngrams(text: str, n: int = NGRAM) -> set[tuple[str, ...]]:
     """The word ``n``-grams of ``text`` (lower-cased runs of letters and digits)."""
     words = _WORD.findall(text.lower())
     return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
@@ -76,7 +76,7 @@ def leak_check(
     sealed: Iterable[Task],
     *,
     public: Iterable[Task] | None = None,
-    n: int = N,
+    n: int = NGRAM,
     threshold: float = THRESHOLD,
 ) -> LeakReport:
     """Check ``artifacts`` (path → text; a bundle's ``files``) against the ``sealed`` tasks'

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from adapt._access import AdaptationKit
@@ -24,7 +24,7 @@ from adapt._bundle import AdaptedBundle
 from adapt._meter import MeteredGateway
 from adapt._rebind import rebind_skill, skill_text
 from adapt._trials import run_sample
-from adapt.errors import BudgetExceeded
+from adapt.errors import AdaptError, BudgetExceeded
 from benchmark import Outcome, Task, TrialResult, family
 from benchmark.harness import AgentArtifacts, Episode, TrajectorySet, TypedSkill
 from drift import ServedInterface, ToolCall, classify
@@ -56,7 +56,7 @@ def _finish(
         adapted,
         target=kit.target_id,
         procedure=name,
-        cost=gateway.finish(),
+        cost=gateway.cost(),
         notes=tuple(notes),
     )
 
@@ -269,3 +269,36 @@ def default_procedures(bundle: Bundle) -> list[str]:
     """The built-in procedures that apply to ``bundle``'s artifact kinds (its manifest does
     not declare a procedure yet), in artifact order."""
     return list(dict.fromkeys(_BY_KIND[a.kind] for a in bundle.manifest.artifacts))
+
+
+def adapt_bundle(
+    bundle: Bundle,
+    kit: AdaptationKit,
+    gateway: MeteredGateway,
+    procedures: Sequence[str | Procedure] | None = None,
+) -> AdaptedBundle:
+    """Adapt ``bundle`` to the kit's target: ``procedures`` (names of built-in ones, or
+    procedures; default: ``default_procedures``) run in turn on one gateway, each on the
+    previous one's output. The record links to ``bundle`` and carries the whole cost; the
+    gateway is finished."""
+    chosen = default_procedures(bundle) if procedures is None else list(procedures)
+    current, names, notes = bundle, list[str](), list[str]()
+    for step in chosen:
+        if isinstance(step, str) and step not in PROCEDURES:
+            raise AdaptError(
+                f"unknown adaptation procedure {step!r}",
+                f"built-in procedures: {', '.join(PROCEDURES)}",
+            )
+        run = PROCEDURES[step] if isinstance(step, str) else step
+        out = run(current, kit, gateway)
+        current = out.bundle
+        names.append(out.procedure)
+        notes += [f"{out.procedure}: {n}" for n in out.notes]
+    return AdaptedBundle.make(
+        bundle,
+        current,
+        target=kit.target_id,
+        procedure="+".join(names) or "none",
+        cost=gateway.finish(),
+        notes=tuple(notes) or ("no procedure applies: the bundle is unchanged",),
+    )
