@@ -1,0 +1,112 @@
+"""The built-in procedures on the reference bundles under a changing target (support-ops
+@2-units, amounts now in dollars), run through the real path with the sim models."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from adapt import (
+    AdaptError,
+    adapt_bundle,
+    default_procedures,
+    rebind_skills,
+    refresh_episodes,
+    rewrite_recipes,
+    sealed_reads,
+)
+from adapt._trials import run_sample
+from benchmark import FAMILIES
+from benchmark.harness import TrajectorySet
+from conditions import ModelAxis
+from submissions import Bundle, reference_bundles
+from tests.adapt._helpers import SPEC, Writer, gateway, install_writer, kit
+
+UNITS = "support-ops@2-units"
+REFERENCE = {b.manifest.name: b for b in reference_bundles()}
+
+
+def _outcomes(bundle: Bundle, sample: int = 4) -> list[str]:
+    k = kit(UNITS, sample=sample)
+    results = run_sample(k, gateway(), bundle.agent_artifacts(), k.sample(), "probe")
+    return [r.outcome.value for _, r in results]
+
+
+def test_the_typed_skill_is_rebound_without_a_model_call_and_then_works() -> None:
+    frozen = REFERENCE["typed-skill"]
+    adapted = rebind_skills(frozen, kit(UNITS), gateway())
+    assert adapted.changed and adapted.cost.calls == 0 and adapted.parent == frozen.hash
+    (diff,) = [d for d in adapted.diff if d.status == "changed"]
+    assert '-        "amount_cents": "$amount",' in diff.diff
+    assert '+        "amount": "$amount",' in diff.diff
+    before, after = _outcomes(frozen), _outcomes(adapted.bundle)
+    assert set(before) == {"safe_stop"}, before  # the frozen skill stops safely
+    assert after.count("success") > before.count("success"), after
+
+
+def test_the_sim_cannot_rewrite_a_recipe_so_it_is_kept_as_it_was() -> None:
+    """A sim model reads a rewrite request as a task it cannot do: its reply does not parse,
+    and the recipe stays as submitted (the calls it cost are still charged)."""
+    frozen = REFERENCE["prompt-recipe"]
+    adapted = rewrite_recipes(frozen, kit(UNITS), gateway())
+    assert not adapted.changed and adapted.hash == frozen.hash
+    recipes = len(frozen.files)
+    assert sum("reply not kept" in n for n in adapted.notes) == recipes, adapted.notes
+    assert adapted.cost.calls > recipes  # the probe trials and one request per recipe
+
+
+def test_a_recipe_rewrite_that_parses_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    rewrite = "Refund playbook\n\n1. Pass amount in dollars to issue_refund."
+    writer = Writer(f"Here it is.\n<recipe>\n{rewrite}\n</recipe>")
+    model = install_writer(monkeypatch, writer)
+    k = kit(UNITS, sample=2)
+    k.target = k.target.model_copy(update={"model": ModelAxis(model=model, version="1")})
+    frozen = REFERENCE["prompt-recipe"]
+    adapted = rewrite_recipes(frozen, k, gateway())
+    assert adapted.bundle.files["refund-playbook.md"] == rewrite + "\n"
+    assert {d.path: d.status for d in adapted.diff} == dict.fromkeys(frozen.files, "changed")
+    request = writer.requests[-1][-1]["content"]
+    assert '"amount"' in request and "unit_changed" in request  # served tools and changes
+    assert "Request: " in request  # the probe trials' transcripts
+
+
+def test_episodes_are_refreshed_from_verified_sample_solutions() -> None:
+    frozen = REFERENCE["retrieved-trajectories"]
+    k = kit(UNITS, sample=4)
+    adapted = refresh_episodes(frozen, k, gateway())
+    memory = TrajectorySet.model_validate_json(adapted.bundle.files["episodes.json"])
+    sample = {t.instruction: t for t in k.sample()}
+    assert memory.episodes and all(e.instruction in sample for e in memory.episodes)
+    refunds = [c for e in memory.episodes for c in e.calls if c.name == "issue_refund"]
+    assert refunds and all("amount" in c.arguments for c in refunds)
+    assert all("amount_cents" not in c.arguments for c in refunds)
+    sealed = FAMILIES["support_ops"].tasks("sealed", 24, SPEC.seed)
+    assert sealed_reads(k.log, sealed) == [] and not k.log.refused()
+    assert 0 < adapted.cost.calls <= 400 and adapted.cost.tokens > 0
+
+
+def test_a_procedure_ends_with_what_it_has_at_the_first_refused_call() -> None:
+    frozen = REFERENCE["retrieved-trajectories"]
+    g = gateway(calls=5)
+    adapted = refresh_episodes(frozen, kit(UNITS, sample=4), g)
+    assert adapted.cost.calls == 5 and adapted.cost.refused >= 1
+    assert any("stopped early" in n for n in adapted.notes), adapted.notes
+
+
+def test_adapt_bundle_runs_the_procedures_an_artifact_kind_calls_for() -> None:
+    assert [default_procedures(b) for b in REFERENCE.values()] == [
+        [],
+        ["rewrite-recipes"],
+        ["rebind-skills"],
+        ["refresh-episodes"],
+    ]
+    none = adapt_bundle(REFERENCE["no-artifacts"], kit(UNITS), gateway())
+    assert none.hash == none.parent and none.procedure == "none" and none.cost.calls == 0
+    skill = adapt_bundle(REFERENCE["typed-skill"], kit(UNITS), gateway())
+    assert skill.procedure == "rebind-skills" and skill.changed
+    assert skill.cost.stopped == "finished"
+    record = json.loads(json.dumps(skill.record()))
+    assert record["parent"] == REFERENCE["typed-skill"].hash and record["hash"] == skill.hash
+    with pytest.raises(AdaptError, match="unknown adaptation procedure"):
+        adapt_bundle(REFERENCE["typed-skill"], kit(UNITS), gateway(), ["retrain"])

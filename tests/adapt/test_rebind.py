@@ -1,0 +1,103 @@
+"""Re-binding a typed skill with the drift classifier: preserving changes are rebound,
+changing ones rewritten only where the served schema states the new convention, anything else
+left as it was (so the runtime stops it safely)."""
+
+from __future__ import annotations
+
+from adapt import rebind_skill
+from benchmark import serve, served_interface
+from benchmark.harness import TypedSkill, check_interface
+from drift import (
+    AnyOperator,
+    DefaultFlip,
+    EnumMeaningChange,
+    InterfaceVersion,
+    RenameEnumValues,
+    ServedInterface,
+)
+from submissions import reference_bundles
+
+SKILL = TypedSkill.model_validate_json(
+    next(
+        iter(
+            next(b for b in reference_bundles() if b.manifest.name == "typed-skill").files.values()
+        )
+    )
+)
+
+
+def _served(*ops: AnyOperator) -> dict[str, ServedInterface]:
+    version = InterfaceVersion(
+        id="support-ops@test", env="support-ops", label="test", parent="support-ops@1", ops=ops
+    )
+    return {"support-ops": serve("support-ops", version)}
+
+
+def assert_runtime_accepts(skill: TypedSkill, served: dict[str, ServedInterface]) -> None:
+    check = check_interface(skill, served)
+    assert check.skill == skill and check.stop is None and check.note is None
+
+
+def test_a_unit_change_the_schema_states_is_rebound_and_rewritten() -> None:
+    served = {"support-ops": served_interface("support-ops", "support-ops@2-units")}
+    assert check_interface(SKILL, served).stop is not None  # frozen: stops safely
+    rebound, notes = rebind_skill(SKILL, served)
+    refund = next(s for s in rebound.steps if s.tool == "issue_refund")
+    assert set(refund.args) == {"order_id", "amount", "reason"}
+    assert rebound.units == {"amount": "dollars"}
+    assert "unit now dollars" in notes[0]
+    assert_runtime_accepts(rebound, served)
+
+
+def test_renamed_fields_and_enum_values_are_rebound() -> None:
+    served = {"support-ops": served_interface("support-ops", "support-ops@2-rename")}
+    rebound, _ = rebind_skill(SKILL, served)
+    assert (
+        next(s for s in rebound.steps if s.tool == "issue_refund").args["order_number"] == "$order"
+    )
+    assert_runtime_accepts(rebound, served)
+    served = _served(
+        RenameEnumValues(tool="issue_refund", field="reason", mapping={"damaged": "DAMAGED"})
+    )
+    rebound, _ = rebind_skill(SKILL, served)
+    assert rebound.codes["arrived damaged or broken"] == "DAMAGED"
+    assert rebound.codes["arrived late"] == "late_delivery"
+    assert_runtime_accepts(rebound, served)
+
+
+def test_swapped_enum_meanings_the_schema_states_swap_the_codes() -> None:
+    served = _served(
+        EnumMeaningChange(tool="issue_refund", field="reason", a="damaged", b="late_delivery")
+    )
+    rebound, notes = rebind_skill(SKILL, served)
+    assert rebound.codes["arrived damaged or broken"] == "late_delivery", notes
+    assert rebound.codes["arrived late"] == "damaged"
+    assert rebound.codes["charged twice"] == "duplicate_charge"
+    assert_runtime_accepts(rebound, served)
+
+
+def test_a_change_the_skill_cannot_state_leaves_it_to_stop_safely() -> None:
+    flip = DefaultFlip(tool="issue_refund", field="notify_customer", old_default=True)
+    removed = RenameEnumValues(
+        tool="issue_refund", field="reason", mapping={"late_delivery": "delivery_late"}
+    )  # not recognised as a respelling: a value the skill's codes use is removed
+    for op, field in ((flip, "notify_customer"), (removed, "reason")):
+        served = _served(op)
+        rebound, notes = rebind_skill(SKILL, served)
+        assert rebound is SKILL
+        assert any("left to stop safely" in n and field in n for n in notes), notes
+        assert check_interface(rebound, served).stop is not None
+
+
+def test_a_skill_served_as_declared_or_without_its_tools_is_unchanged() -> None:
+    served = {"support-ops": served_interface("support-ops", "support-ops@1")}
+    assert rebind_skill(SKILL, served) == (
+        SKILL,
+        ["support-ops: served as declared; nothing to rebind"],
+    )
+    bare = SKILL.model_copy(
+        update={"requires": (SKILL.requires[0].model_copy(update={"tools": None}),)}
+    )
+    units = {"support-ops": served_interface("support-ops", "support-ops@2-units")}
+    rebound, notes = rebind_skill(bare, units)
+    assert rebound is bare and "cannot be classified" in notes[0]
