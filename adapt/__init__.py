@@ -12,7 +12,16 @@ from adapt._access import (
 from adapt._bundle import AdaptedBundle, ArtifactDiff, artifact_diff
 from adapt._command import OUTPUT, command_procedure
 from adapt._human import KIT_FILE, export_kit, import_adapted
-from adapt._leak import NGRAM, PUBLIC_SAMPLE, THRESHOLD, LeakMatch, LeakReport, leak_check, ngrams
+from adapt._leak import (
+    NGRAM,
+    PUBLIC_SAMPLE,
+    THRESHOLD,
+    LeakMatch,
+    LeakReport,
+    leak_check,
+    ngrams,
+    public_requests,
+)
 from adapt._meter import Budget, Cost, MeteredGateway
 from adapt._procedures import (
     PROCEDURES,
@@ -58,6 +67,7 @@ __all__ = [
     "leak_check",
     "ngrams",
     "parse_recipe",
+    "public_requests",
     "rebind_skill",
     "rebind_skills",
     "refresh_episodes",

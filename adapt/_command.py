@@ -66,9 +66,9 @@ def command_procedure(argv: list[str], *, sandbox: str = "auto") -> Procedure:
                 try:
                     adapted = Bundle.model_validate_json(data)
                 except ValidationError as e:
-                    notes.append(
-                        f"{OUTPUT} is not a valid bundle ({e.errors()[0]['msg']}); not kept"
-                    )
+                    err = e.errors()[0]
+                    where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+                    notes.append(f"{OUTPUT} is not a valid bundle ({where}: {err['msg']})")
         if adapted.manifest.name != bundle.manifest.name:
             notes.append(f"{OUTPUT} renames the submission; not kept")
             adapted = bundle
