@@ -53,7 +53,7 @@ class Writer(CustomLLM):
     def completion(self, model: str, messages: list[Any], *a: Any, **kw: Any) -> ModelResponse:
         self.requests.append([dict(m) for m in messages])
         response = ModelResponse(model=f"writer/{model}", created=int(time.time()))
-        response.choices[0].message.content = self.reply  # type: ignore[union-attr]
+        response.choices[0].message.content = self.reply
         response.usage = Usage(  # type: ignore[attr-defined]
             prompt_tokens=self.prompt_tokens,
             completion_tokens=self.completion_tokens,

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from adapt import leak_check, ngrams, public_requests
-from benchmark import FAMILIES
+from benchmark import FAMILIES, Task
 from submissions import reference_bundles
 from tests.adapt._helpers import SPEC
 
 
-def _sealed(seed: int) -> list:  # type: ignore[type-arg]
+def _sealed(seed: int) -> list[Task]:
     return [t for f in FAMILIES.values() for t in f.tasks("sealed", 24, seed)]
 
 
