@@ -49,13 +49,15 @@ def test_reference_bundles_load_with_their_artifacts() -> None:
         "retrieved-trajectories",
     }
     assert by_name["no-artifacts"].agent_artifacts().recipes == ()
-    refunds, reconciliation = by_name["prompt-recipe"].agent_artifacts().recipes
+    refunds, reconciliation, research = by_name["prompt-recipe"].agent_artifacts().recipes
     assert refunds.name == "refund-playbook" and "issue_refund" in refunds.text
     assert reconciliation.name == "reconciliation-playbook" and "flag_record" in reconciliation.text
-    (skill,) = by_name["typed-skill"].agent_artifacts().skills
-    assert isinstance(skill, TypedSkill) and skill.requires[0].env == "support-ops"
-    (memory,) = by_name["retrieved-trajectories"].agent_artifacts().trajectories
-    assert len(memory.episodes) == 8
+    assert research.name == "research-playbook" and "add_claim" in research.text
+    skills = by_name["typed-skill"].agent_artifacts().skills
+    assert all(isinstance(s, TypedSkill) for s in skills)
+    assert [s.requires[0].env for s in skills] == ["support-ops", "reconciliation", "research"]
+    memories = by_name["retrieved-trajectories"].agent_artifacts().trajectories
+    assert [len(m.episodes) for m in memories] == [8, 16, 8]
 
 
 def test_a_directory_without_manifest_is_refused(tmp_path: Path) -> None:
@@ -116,6 +118,7 @@ def test_an_artifact_in_a_subdirectory_is_fine(recipe_dir: Path) -> None:
     assert set(load_bundle_dir(recipe_dir).files) == {
         "docs/playbook.md",
         "reconciliation-playbook.md",
+        "research-playbook.md",
     }
 
 
@@ -230,7 +233,7 @@ def test_an_edited_packed_artifact_changes_the_hash(tmp_path: Path) -> None:
         (lambda d: {**d, "files": {**d["files"], "extra.md": "x"}}, ["files must be exactly"]),
         (lambda d: {**d, "files": {}}, ["files must be exactly"]),
         (
-            lambda d: {**d, "files": {"refund-ticket.skill.json": "{}"}},
+            lambda d: {**d, "files": {**d["files"], "refund-ticket.skill.json": "{}"}},
             ["typed skill refund-ticket.skill.json"],
         ),
         (lambda d: {**d, "signature": "x"}, ["signature", "Extra inputs"]),

@@ -357,10 +357,11 @@ def test_list_json(home: Path) -> None:
         "artifacts": [
             {
                 "kind": "typed_skill",
-                "name": "refund-ticket",
-                "path": "refund-ticket.skill.json",
-                "bytes": (reference_dir("typed-skill") / "refund-ticket.skill.json").stat().st_size,
+                "name": name,
+                "path": f"{name}.skill.json",
+                "bytes": (reference_dir("typed-skill") / f"{name}.skill.json").stat().st_size,
             }
+            for name in ("refund-ticket", "reconcile-books", "answer-with-citation")
         ],
     }
     assert empty["name"] == "no-artifacts" and empty["artifacts"] == []
