@@ -13,6 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from runner.errors import RunnerError
 
+MAX_OUTPUT = 16 * 1024 * 1024
+"""Bytes of each of a command's stdout and stderr kept by ``Sandbox.exec``: a command that
+floods its output cannot fill the host's memory."""
+
 
 class ExecResult(BaseModel):
     """The outcome of one command run to completion (or killed at its timeout) in a sandbox."""
@@ -26,6 +30,11 @@ class ExecResult(BaseModel):
     stderr: bytes = Field(description="Everything the command wrote to stderr.")
     timed_out: bool = Field(
         default=False, description="True when the command was killed at its timeout."
+    )
+    truncated: bool = Field(
+        default=False,
+        description="True when stdout or stderr was longer than the sandbox keeps "
+        "(Sandbox.max_output bytes each); the rest was read and dropped.",
     )
 
     @property
@@ -60,6 +69,8 @@ class Sandbox(abc.ABC):
 
     kind: ClassVar[str]
     """Which implementation this is ("local" or "docker"), for a trial's provenance."""
+    max_output: ClassVar[int] = MAX_OUTPUT
+    """Bytes of each of stdout and stderr ``exec`` keeps."""
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -85,7 +96,10 @@ class Sandbox(abc.ABC):
     async def exec(
         self, cmd: list[str], *, input: bytes | None = None, timeout: float = 60
     ) -> ExecResult:
-        """Run ``cmd`` to completion with ``input`` on stdin; kill it after ``timeout`` seconds."""
+        """Run ``cmd`` to completion with ``input`` on stdin; kill it after ``timeout`` seconds.
+
+        Keeps the first :attr:`max_output` bytes of stdout and of stderr (``truncated`` says
+        whether there was more)."""
 
     @abc.abstractmethod
     async def spawn(self, cmd: list[str]) -> asyncio.subprocess.Process:

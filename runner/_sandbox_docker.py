@@ -28,6 +28,13 @@ NOBODY = (65534, 65534)
 LABEL = "org.vwt.sandbox"
 """Label on every sandbox container; its ``.owner`` variant says which host process owns it."""
 
+_EXEC_SCRIPT = (
+    't=$1; shift; exec 3<&0; timeout --signal=KILL "$t" "$@" <&3 3<&- & p=$!; exec 3<&-; '
+    'wait "$p"; s=$?; kill -KILL -"$p" 2>/dev/null; exit "$s"'
+)
+"""Runs ``timeout LIMIT CMD...`` (a process group of its own) and kills the group when it
+ends, so that nothing the command started outlives it. Stdin is passed on through fd 3 (a
+background job's own stdin would be /dev/null)."""
 _CLI_TIMEOUT_S = 60.0
 _EXEC_GRACE_S = 5.0
 _KILLED = 128 + 9
@@ -39,9 +46,10 @@ class DockerSandbox(Sandbox):
     """One container per sandbox: no network, bounded memory, CPUs and processes, no caps.
 
     Commands run as an unprivileged user (``nobody``, 65534:65534, by default) on a read-only
-    root filesystem; the only writable places are two small tmpfs scratch areas, ``/tmp`` and
-    the working directory (both ``noexec,nosuid``), and writable mounts. A read-only mount the
-    sandbox user could not read (e.g. a 0600 file) is mounted from a world-readable copy.
+    root filesystem; the only writable places are small tmpfs areas (``/tmp``, the working
+    directory, both ``noexec,nosuid``, and Docker's ``/dev/shm``) and writable mounts. A
+    read-only mount the sandbox user could not read (e.g. a 0600 file) is mounted from a
+    world-readable copy.
 
     The container idles (``sleep infinity`` under ``--init``) and every command is a
     ``docker exec`` into it, so a batch of trials pays container start-up once. ``stop()``
@@ -63,11 +71,15 @@ class DockerSandbox(Sandbox):
         workdir: str = "/sandbox",
         user: tuple[int, int] = NOBODY,
         scratch: str = "16m",
+        workdir_size: str = "64m",
     ) -> None:
         """Prepare (but do not start) a container of ``image`` with these limits and mounts.
 
-        ``user`` is the (uid, gid) commands run as; ``scratch`` the size of each tmpfs
-        (``/tmp`` and the working directory). A writable mount must be writable by ``user``.
+        ``user`` is the (uid, gid) commands run as; ``scratch`` the size of the ``/tmp``
+        tmpfs and ``workdir_size`` that of the working directory's, which holds the work
+        trees of a batch's trials: a small Python project with its test runs' caches takes
+        well under 1 MiB, so 64 MiB leaves room for dozens of sessions and for output files.
+        Both count against ``memory``. A writable mount must be writable by ``user``.
         """
         if not posixpath.isabs(workdir):
             raise RunnerError(
@@ -86,6 +98,7 @@ class DockerSandbox(Sandbox):
         self._limits = ["--memory", memory, "--memory-swap", memory, "--cpus", f"{cpus:g}"]
         self._limits += ["--pids-limit", str(pids_limit)]
         self._scratch = scratch
+        self._workdir_size = workdir_size
         self._name: str | None = None
         self._staging: Path | None = None
         self._procs: list[asyncio.subprocess.Process] = []
@@ -99,13 +112,14 @@ class DockerSandbox(Sandbox):
 
     def _run_argv(self, name: str, mounts: Sequence[Mount]) -> list[str]:
         uid, gid = self.user
-        scratch = f"rw,size={self._scratch},noexec,nosuid"
+        flags = "rw,noexec,nosuid"
         argv = ["docker", "run", "--detach", "--name", name, "--init", "--network", "none"]
         argv += [*self._limits, "--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
         argv += ["--user", f"{uid}:{gid}", "--read-only"]
         if self.workdir != "/tmp":
-            argv += ["--tmpfs", f"/tmp:{scratch}"]
-        argv += ["--tmpfs", f"{self.workdir}:{scratch},uid={uid},gid={gid},mode=0755"]
+            argv += ["--tmpfs", f"/tmp:{flags},size={self._scratch}"]
+        work = f"{flags},size={self._workdir_size},uid={uid},gid={gid},mode=0755"
+        argv += ["--tmpfs", f"{self.workdir}:{work}"]
         argv += ["--label", f"{LABEL}=1", "--label", f"{LABEL}.owner={_owner()}"]
         argv += ["--workdir", self.workdir]
         for m in mounts:
@@ -163,12 +177,15 @@ class DockerSandbox(Sandbox):
     async def exec(
         self, cmd: list[str], *, input: bytes | None = None, timeout: float = 60
     ) -> ExecResult:
-        """Run ``cmd`` in the container; ``timeout`` kills it inside the container too."""
+        """Run ``cmd`` in the container; at ``timeout``, and when ``cmd`` exits, its whole
+        process group is killed inside the container (what it left running dies with it)."""
         # Killing the docker client would not stop the command, so `timeout` runs inside.
         argv = ["docker", "exec", *(["--interactive"] if input is not None else [])]
-        argv += [self.container, "timeout", "--signal=KILL", f"{timeout:.3f}", *cmd]
+        argv += [self.container, "sh", "-c", _EXEC_SCRIPT, "sh", f"{timeout:.3f}", *cmd]
         started = time.monotonic()
-        r = await run_to_end(argv, input=input, timeout=timeout + _EXEC_GRACE_S)
+        r = await run_to_end(
+            argv, input=input, timeout=timeout + _EXEC_GRACE_S, max_output=self.max_output
+        )
         if r.returncode == _KILLED and time.monotonic() - started >= timeout:
             return r.model_copy(update={"timed_out": True})
         return r
@@ -191,6 +208,8 @@ class DockerSandbox(Sandbox):
 
     async def _file_cmd(self, cmd: list[str], data: bytes | None) -> ExecResult:
         r = await self.exec(cmd, input=data, timeout=_CLI_TIMEOUT_S)
+        if r.truncated:
+            raise OSError(f"{cmd[-1]}: larger than {self.max_output} bytes")
         if r.ok:
             return r
         msg = _last_line(r.stderr)

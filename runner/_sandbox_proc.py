@@ -6,14 +6,15 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 
-from runner._sandbox_base import ExecResult
+from runner._sandbox_base import MAX_OUTPUT, ExecResult
 
 LINE_LIMIT = 16 * 1024 * 1024
 """Longest line a spawned process's stdout may send (asyncio's default of 64 KiB is too small
 for a JSON-lines tool result)."""
 
+_CHUNK = 65536
 _DRAIN_AFTER_KILL_S = 5.0
 """How long to wait for the pipes to close after a kill; only a process that escaped its
 process group can hold them open longer."""
@@ -26,11 +27,14 @@ async def run_to_end(
     timeout: float,
     cwd: str | None = None,
     env: Mapping[str, str] | None = None,
+    max_output: int = MAX_OUTPUT,
 ) -> ExecResult:
     """Run ``argv`` with ``input`` on stdin; kill its process group after ``timeout`` seconds.
 
-    A command that cannot be started reports 127 (not found) or 126 (not executable), as a
-    shell would, so local and Docker sandboxes answer alike.
+    Keeps the first ``max_output`` bytes of stdout and of stderr; the rest is read and
+    dropped, so a flood neither blocks the command nor fills memory. A command that cannot
+    be started reports 127 (not found) or 126 (not executable), as a shell would, so local
+    and Docker sandboxes answer alike.
     """
     try:
         proc = await asyncio.create_subprocess_exec(
@@ -45,28 +49,60 @@ async def run_to_end(
     except (FileNotFoundError, PermissionError) as e:
         code = 127 if isinstance(e, FileNotFoundError) else 126
         return ExecResult(returncode=code, stdout=b"", stderr=str(e).encode())
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = _Capped(max_output), _Capped(max_output)
     # Shielded so the output read so far survives the timeout.
-    communicate = asyncio.ensure_future(proc.communicate(input))
+    work = asyncio.gather(
+        _feed(proc.stdin, input), out.read(proc.stdout), err.read(proc.stderr), proc.wait()
+    )
     try:
-        out, err = await asyncio.wait_for(asyncio.shield(communicate), timeout)
+        await asyncio.wait_for(asyncio.shield(work), timeout)
         timed_out = False
     except TimeoutError:
         timed_out = True
-        out, err = await _drain_after_kill(proc, communicate)
+        await _drain_after_kill(proc, work)
     finally:
         await kill(proc)
     assert proc.returncode is not None  # kill() has reaped it
-    return ExecResult(returncode=proc.returncode, stdout=out, stderr=err, timed_out=timed_out)
+    return ExecResult(
+        returncode=proc.returncode,
+        stdout=bytes(out.kept),
+        stderr=bytes(err.kept),
+        timed_out=timed_out,
+        truncated=out.truncated or err.truncated,
+    )
 
 
-async def _drain_after_kill(
-    proc: asyncio.subprocess.Process, communicate: asyncio.Future[tuple[bytes, bytes]]
-) -> tuple[bytes, bytes]:
+class _Capped:
+    """The first ``limit`` bytes of a stream, and whether it had more."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.kept = bytearray()
+        self.truncated = False
+
+    async def read(self, stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(_CHUNK):
+            room = self.limit - len(self.kept)
+            self.truncated |= len(chunk) > room
+            self.kept += chunk[: max(room, 0)]
+
+
+async def _feed(stdin: asyncio.StreamWriter | None, data: bytes | None) -> None:
+    """Write ``data`` to ``stdin`` and close it; a command that stops reading early is fine."""
+    if stdin is None or data is None:
+        return
+    with contextlib.suppress(ConnectionError):
+        stdin.write(data)
+        await stdin.drain()
+    stdin.close()
+
+
+async def _drain_after_kill(proc: asyncio.subprocess.Process, work: Awaitable[object]) -> None:
     await kill(proc)
-    try:
-        return await asyncio.wait_for(communicate, _DRAIN_AFTER_KILL_S)
-    except TimeoutError:
-        return b"", b""
+    # On a timeout here a process that escaped the group holds the pipes: keep what was read.
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(work, _DRAIN_AFTER_KILL_S)
 
 
 async def start_process(

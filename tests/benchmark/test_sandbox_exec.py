@@ -49,6 +49,14 @@ def assert_result(r: dict[str, object], exit: int, *, timed_out: bool = False) -
     assert (r["exit"], r["timed_out"]) == (exit, timed_out), r
 
 
+def assert_dies(pid: int) -> None:
+    """Process ``pid`` is gone (or a zombie) within 5 s: a SIGKILL takes effect asynchronously."""
+    deadline = time.monotonic() + 5
+    while running(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not running(pid), f"process {pid} still runs"
+
+
 def test_exit_status_output_and_environment(tmp_path: Path) -> None:
     r = run_limited(["sh", "-c", "echo out; echo err >&2; pwd; exit 3"], str(tmp_path), 10)
     assert_result(r, 3)
@@ -85,7 +93,7 @@ def test_the_time_limit_kills_the_whole_group_even_when_sigterm_is_ignored(
     r = run_limited(["sh", "-c", script], str(tmp_path), 0.5)
     assert time.monotonic() - started < 5
     assert_result(r, 137, timed_out=True)
-    assert not running(int(str(r["stdout"]).strip()))
+    assert_dies(int(str(r["stdout"]).strip()))
 
 
 def test_children_left_behind_die_when_the_command_exits(tmp_path: Path) -> None:
@@ -93,7 +101,7 @@ def test_children_left_behind_die_when_the_command_exits(tmp_path: Path) -> None
     r = run_limited(["sh", "-c", "sleep 60 & echo $!"], str(tmp_path), 30)
     assert time.monotonic() - started < 5
     assert_result(r, 0)
-    assert not running(int(str(r["stdout"]).strip()))
+    assert_dies(int(str(r["stdout"]).strip()))
 
 
 def test_a_command_that_closes_its_output_still_runs_to_its_end(tmp_path: Path) -> None:
@@ -144,7 +152,8 @@ async def _run_through_backend(sb: Sandbox, python: list[str]) -> None:
         await backend.close()
 
 
-def _mounts(tmp_path: Path) -> list[Mount]:
+def backend_mounts(tmp_path: Path) -> list[Mount]:
+    """The worker's mounts for a backend that runs commands (:data:`RUNNER_BACKEND`)."""
     (tmp_path / "backend.py").write_text(RUNNER_BACKEND)
     return [
         Mount(SERVER_FILE, "vwt/backend_server.py"),
@@ -155,7 +164,7 @@ def _mounts(tmp_path: Path) -> list[Mount]:
 
 def test_a_backend_imports_it_beside_the_server_in_a_local_sandbox(tmp_path: Path) -> None:
     async def main() -> None:
-        async with LocalSandbox(mounts=_mounts(tmp_path)) as sb:
+        async with LocalSandbox(mounts=backend_mounts(tmp_path)) as sb:
             await _run_through_backend(sb, [sys.executable, "-I", "-S"])
 
     asyncio.run(main())
@@ -170,7 +179,7 @@ def test_a_backend_imports_it_beside_the_server_in_a_docker_sandbox(tmp_path: Pa
     tmp_path.chmod(0o755)
 
     async def main() -> None:
-        async with DockerSandbox(mounts=_mounts(tmp_path)) as sb:
+        async with DockerSandbox(mounts=backend_mounts(tmp_path)) as sb:
             await _run_through_backend(sb, ["python3"])
 
     asyncio.run(main())
