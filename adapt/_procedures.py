@@ -208,17 +208,37 @@ def _episode(task: Task, result: TrialResult) -> Episode | None:
     return Episode(instruction=task.instruction, calls=tuple(calls)) if calls else None
 
 
+def _memory_family(memory: TrajectorySet, kit: AdaptationKit) -> str | None:
+    """The target family whose tools (base or served) a memory's episodes call, if any."""
+    called = {c.name for e in memory.episodes for c in e.calls}
+    for fam_id in kit.families:
+        fam = family(fam_id)
+        names = {t.name for t in fam.base_tools().tools}
+        if fam.env_id in kit.environments:
+            names |= {t.name for t in kit.served(fam.env_id).tools.tools}
+        if called & names:
+            return fam_id
+    return None
+
+
 def refresh_episodes(bundle: Bundle, kit: AdaptationKit, gateway: MeteredGateway) -> AdaptedBundle:
     """Re-solve the sample tasks in the target condition and keep the verified successes as
-    the episodes of every trajectory memory. A task is tried with the frozen bundle, then, if
-    that failed, without its memories (stale episodes can be what fails)."""
+    the episodes of each trajectory memory of the target's families (a memory belongs to the
+    family whose tools its episodes call; others are left alone). A task is tried with the
+    frozen bundle, then, if that failed, without its memories (stale episodes can be what
+    fails)."""
     files, notes = dict(bundle.files), []
-    paths = _of_kind(bundle, ArtifactKind.trajectory)
-    if not paths:
-        return _finish(bundle, files, kit, gateway, "refresh-episodes", ["no trajectory memory"])
-    for path in paths:
-        kit.artifact(bundle, path)
-    tasks = kit.sample()
+    memories = {
+        path: TrajectorySet.model_validate_json(kit.artifact(bundle, path))
+        for path in _of_kind(bundle, ArtifactKind.trajectory)
+    }
+    owners = {path: _memory_family(m, kit) for path, m in memories.items()}
+    for path, owner in owners.items():
+        if owner is None:
+            notes.append(f"{path}: its episodes call none of the target's tools; unchanged")
+    if not any(owners.values()):
+        return _finish(bundle, files, kit, gateway, "refresh-episodes", notes or ["no memory"])
+    tasks = [t for t in kit.sample() if t.family in set(owners.values())]
     frozen = bundle.agent_artifacts()
     fresh: dict[str, Episode] = {}
     first = run_sample(kit, gateway, frozen, tasks, bundle.hash)
@@ -237,17 +257,20 @@ def refresh_episodes(bundle: Bundle, kit: AdaptationKit, gateway: MeteredGateway
         f"{len(first)} sample trial(s) with the frozen bundle, {len(second)} without its "
         f"memories; {len(fresh)} of {len(tasks)} tasks solved and verified"
     )
-    if gateway.closed and gateway.cost().stopped != "finished":
-        notes.append(f"stopped early: {gateway.cost().stopped}")
-    if not fresh:
-        notes.append("no verified success: memories unchanged")
-        return _finish(bundle, files, kit, gateway, "refresh-episodes", notes)
-    episodes = tuple(fresh[t.id] for t in tasks if t.id in fresh)
-    for path in paths:
-        memory = TrajectorySet.model_validate_json(files[path])
-        refreshed = TrajectorySet(name=memory.name, episodes=episodes)
+    stopped = gateway.cost().stopped
+    if stopped is not None:
+        notes.append(f"stopped early: {stopped}")
+    for path, owner in owners.items():
+        episodes = tuple(fresh[t.id] for t in tasks if t.id in fresh and t.family == owner)
+        if owner is None:
+            continue
+        if not episodes:
+            notes.append(f"{path}: no verified success on {owner}; unchanged")
+            continue
+        refreshed = TrajectorySet(name=memories[path].name, episodes=episodes)
         files[path] = json.dumps(refreshed.model_dump(mode="json"), indent=2) + "\n"
-        notes.append(f"{path}: {len(memory.episodes)} episode(s) replaced by {len(episodes)}")
+        n = len(memories[path].episodes)
+        notes.append(f"{path}: {n} episode(s) replaced by {len(episodes)} ({owner})")
     return _finish(bundle, files, kit, gateway, "refresh-episodes", notes)
 
 

@@ -18,9 +18,10 @@ from adapt import (
 )
 from adapt._trials import run_sample
 from benchmark import FAMILIES
-from benchmark.harness import TrajectorySet
+from benchmark.harness import Episode, TrajectorySet
 from conditions import ModelAxis
-from submissions import Bundle, reference_bundles
+from drift import ToolCall
+from submissions import ArtifactEntry, Bundle, reference_bundles
 from tests.adapt._helpers import SPEC, Writer, gateway, install_writer, kit
 
 UNITS = "support-ops@2-units"
@@ -84,6 +85,32 @@ def test_episodes_are_refreshed_from_verified_sample_solutions() -> None:
     sealed = FAMILIES["support_ops"].tasks("sealed", 24, SPEC.seed)
     assert sealed_reads(k.log, sealed) == [] and not k.log.refused()
     assert 0 < adapted.cost.calls <= 400 and adapted.cost.tokens > 0
+
+
+def test_a_memory_of_another_family_is_left_alone() -> None:
+    frozen = REFERENCE["retrieved-trajectories"]
+    other = TrajectorySet(
+        name="books",
+        episodes=(
+            Episode(
+                instruction="Post the bank fee of $4.00 on line SL-1 and flag it.",
+                calls=(ToolCall(name="post_adjustment", arguments={"amount_cents": -400}),),
+            ),
+        ),
+    )
+    text = json.dumps(other.model_dump(mode="json"))
+    manifest = frozen.manifest.model_copy(
+        update={
+            "artifacts": (
+                *frozen.manifest.artifacts,
+                ArtifactEntry(kind="trajectory", name="books", path="books.json"),
+            )
+        }
+    )
+    bundle = Bundle(manifest=manifest, files={**frozen.files, "books.json": text})
+    adapted = refresh_episodes(bundle, kit(UNITS, sample=2), gateway())
+    status = {d.path: d.status for d in adapted.diff}
+    assert status["books.json"] == "unchanged" and status["episodes.json"] == "changed"
 
 
 def test_a_procedure_ends_with_what_it_has_at_the_first_refused_call() -> None:
