@@ -116,26 +116,14 @@ def sealed_reads(log: AccessLog, sealed: Iterable[Task]) -> list[AccessEntry]:
     return [e for e in log.entries if e.allowed and (e.id in ids or e.sha256 in shas)]
 
 
-def split_of(task_id: str) -> tuple[str, str]:
-    """(family, split) named by a task id ('family/split/index-hash')."""
-    parts = task_id.split("/")
-    if len(parts) != 3 or not all(parts):
-        raise AdaptError(
-            f"{task_id!r} is not a task id", "task ids look like 'family/split/NNNN-hash'"
-        )
-    return parts[0], parts[1]
-
-
 class AdaptationKit:
     """What one adaptation may read for one target condition, every read logged.
 
-    ``target_id`` names the target in records (a committed target's keyed id; default: the
-    condition's public id).
-
     ``sample`` tasks of the ``adapt`` split per target family and ``examples`` of its public
-    examples split, served as they are; the target's served tool definitions; the bundle's
-    own files through ``read_file``. Anything else — a sealed task above all — is refused with
-    SealedRead, after the refusal is logged.
+    examples split, served as they are; the target's served tool definitions; the frozen
+    bundle's files through ``artifact``. Anything else — a sealed task above all — is refused
+    with SealedRead, after the refusal is logged. ``target_id`` names the target in records
+    (a committed target's keyed id; default: the condition's public id).
     """
 
     def __init__(
@@ -209,8 +197,11 @@ class AdaptationKit:
         served = self._served_tasks().get(task_id)
         if served is not None:
             return self._serve(served)
-        fam, split = split_of(task_id)
-        what = "a sealed task" if split == "sealed" else f"not in the kit ({fam}/{split})"
+        parts = task_id.split("/")  # family/split/index-hash
+        if len(parts) != 3:
+            self._refuse("task", task_id, "not a task id")
+        split = parts[1]
+        what = "a sealed task" if split == "sealed" else f"not in the kit ({parts[0]}/{split})"
         self._refuse("task", task_id, what)
 
     def split(self, family_id: str, split: str) -> list[Task]:

@@ -52,12 +52,15 @@ class Cost(BaseModel):
         return self.prompt_tokens + self.completion_tokens
 
 
-def _count_tokens(model: str, messages: list[dict[str, Any]], tools: Any, text: str = "") -> int:
-    """Tokens of ``messages`` (and ``tools``), or of ``text``, by litellm's offline counter."""
-    litellm = load_litellm()
-    if text:
-        return int(litellm.token_counter(model=model, text=text))
-    return int(litellm.token_counter(model=model, messages=messages, tools=tools or None))
+def _prompt_tokens(model: str, messages: list[dict[str, Any]], tools: Any) -> int:
+    """Tokens of a request's ``messages`` and ``tools``, by litellm's offline counter."""
+    counter = load_litellm().token_counter
+    return int(counter(model=model, messages=messages, tools=tools or None))
+
+
+def _text_tokens(model: str, text: str) -> int:
+    """Tokens of a reply's ``text``, by litellm's offline counter."""
+    return int(load_litellm().token_counter(model=model, text=text))
 
 
 class MeteredGateway:
@@ -151,7 +154,7 @@ class MeteredGateway:
         if not completion:
             message = response.choices[0].message
             text = (message.content or "") + str(getattr(message, "tool_calls", "") or "")
-            completion = _count_tokens(model, [], None, text) if text else 0
+            completion = _text_tokens(model, text) if text else 0
         with self._lock:
             c = self._cost
             c.prompt_tokens += prompt - predicted
@@ -174,7 +177,7 @@ class MeteredGateway:
     # --- calls -----------------------------------------------------------------------------
     def complete(self, model: str, messages: list[dict[str, Any]], **kw: Any) -> Any:
         """``litellm.completion(model, messages, **kw)``, metered (BudgetExceeded if refused)."""
-        predicted = _count_tokens(model, messages, kw.get("tools"))
+        predicted = _prompt_tokens(model, messages, kw.get("tools"))
         self._reserve(predicted)
         try:
             response = load_litellm().completion(model=model, messages=messages, **self._kwargs(kw))
@@ -187,7 +190,7 @@ class MeteredGateway:
     async def acomplete(self, model: str, messages: list[dict[str, Any]], **kw: Any) -> Any:
         """``litellm.acompletion(model, messages, **kw)``, metered (BudgetExceeded if refused)."""
         litellm = await asyncio.to_thread(load_litellm)
-        predicted = _count_tokens(model, messages, kw.get("tools"))
+        predicted = _prompt_tokens(model, messages, kw.get("tools"))
         self._reserve(predicted)
         try:
             response = await litellm.acompletion(model=model, messages=messages, **self._kwargs(kw))

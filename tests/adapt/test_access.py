@@ -45,8 +45,10 @@ def test_dev_tasks_and_other_families_are_not_served_either() -> None:
     for task_id in (dev.id, other.id):
         with pytest.raises(SealedRead, match="not in the kit"):
             k.task(task_id)
+    with pytest.raises(SealedRead, match="not a task id"):
+        k.task("support_ops/sealed")
     assert k.task(k.sample()[1].id).split == ADAPT_SPLIT
-    assert len(k.log.refused()) == 2
+    assert len(k.log.refused()) == 3
 
 
 def test_the_log_check_finds_a_served_read_of_a_sealed_task() -> None:

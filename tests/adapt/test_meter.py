@@ -122,3 +122,14 @@ def test_the_sim_answers_through_the_gateway_offline() -> None:
     assert cost.calls == 1 and cost.tokens > 0 and cost.stopped == "finished"
     with pytest.raises(BudgetExceeded):
         g.complete("sim/acme-2", MESSAGES)
+
+
+def test_tokens_are_counted_offline_when_the_response_reports_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    writer = Writer("a reply of several words for the counter", prompt=0, completion=0)
+    model = install_writer(monkeypatch, writer)
+    g = MeteredGateway(Budget(tokens=10_000, calls=1, seconds=600))
+    g.complete(model, MESSAGES)
+    cost = g.cost()
+    assert cost.prompt_tokens > 0 and cost.completion_tokens > 0
