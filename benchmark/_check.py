@@ -19,15 +19,16 @@ def check_cycle_spec(spec: CycleSpec) -> None:
     model cannot be checked offline).
     """
     cat = spec.catalogue
-    for fam in cat.task_families:
-        built = family(fam.family)
-        built.generate(fam.split, 0, 0)  # unknown family or split raises
-        if fam.split == built.examples_split:
-            raise BenchmarkError(
-                f"task family {fam.family}: split {fam.split!r} holds worked examples for "
-                "building artifacts and is never evaluated",
-                f"evaluate on one of: {', '.join(s for s in built.splits if s != fam.split)}",
-            )
+    for entry in cat.task_families:
+        for fam_id in entry.families:
+            built = family(fam_id)
+            built.generate(entry.split, 0, 0)  # unknown family or split raises
+            if entry.split == built.examples_split:
+                raise BenchmarkError(
+                    f"task family {fam_id}: split {entry.split!r} holds worked examples for "
+                    "building artifacts and is never evaluated",
+                    f"evaluate on one of: {', '.join(s for s in built.splits if s != entry.split)}",
+                )
     for fam_id, env in cat.family_envs.items():
         if family(fam_id).env_id != env:
             raise BenchmarkError(

@@ -154,7 +154,7 @@ def redteam(
 
 def cycle_families(spec: CycleSpec) -> list[str]:
     """The families a cycle spec uses (its source's and its catalogue's), in id order."""
-    return sorted({f.family for f in spec.catalogue.task_families})
+    return sorted(spec.catalogue.family_ids())
 
 
 def require_gate(spec: CycleSpec, action: str) -> RedTeamReport:

@@ -4,6 +4,7 @@ from conditions._commitment import (
     CommitmentSecret,
     CommitmentStatement,
     CommittedEvaluation,
+    CommittedFamilies,
     Leaf,
     SignedCommitment,
 )
@@ -13,7 +14,14 @@ from conditions._keys import PASSPHRASE_ENV, fingerprint, verify_signature
 from conditions._ledger import GENESIS, Ledger, LedgerCheckpoint, LedgerEntry
 from conditions._merkle import inclusion_proof, merkle_root, verify_inclusion
 from conditions._reveal import RevealedLeaf, RevealStatement, SignedReveal
-from conditions._spec import Adaptation, Catalogue, CatalogueModel, CycleSpec, Evaluation
+from conditions._spec import (
+    Adaptation,
+    Catalogue,
+    CatalogueModel,
+    CycleSpec,
+    Evaluation,
+    FamilyRoles,
+)
 from conditions._state import NEXT_STEP, CycleState
 from conditions._targets import (
     GenerationManifest,
@@ -41,12 +49,14 @@ __all__ = [
     "CommitmentSecret",
     "CommitmentStatement",
     "CommittedEvaluation",
+    "CommittedFamilies",
     "Condition",
     "ConditionsError",
     "Cycle",
     "CycleSpec",
     "CycleState",
     "Evaluation",
+    "FamilyRoles",
     "GenerationManifest",
     "Leaf",
     "Ledger",

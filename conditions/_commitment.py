@@ -11,13 +11,14 @@ from pydantic import Field
 from conditions._condition import Condition, keyed_condition_id
 from conditions._merkle import merkle_root
 from conditions._spec import Rfc3339
-from conditions._wire import V1, V2, Hex32, PublicKeyB64, SignatureB64, Wire, sha256_hex
+from conditions._wire import V1, V3, Hex32, PublicKeyB64, SignatureB64, Wire, sha256_hex
 
 LEAF_DOMAIN: Literal["vwt/condition"] = "vwt/condition"
 """Domain string inside every leaf, so a leaf can never be mistaken for other signed data."""
 
-COMMITMENT_VERSION: Literal[2] = 2
-"""Format version of the commitment file; 2 adds the committed evaluation size."""
+COMMITMENT_VERSION: Literal[3] = 3
+"""Format version of the commitment file; 2 added the committed evaluation size, 3 the
+development and held-out task families."""
 
 
 class Leaf(Wire):
@@ -47,6 +48,18 @@ class CommittedEvaluation(Wire):
     k: int = Field(ge=1, description="Trials per task instance and arm.")
 
 
+class CommittedFamilies(Wire):
+    """The task families fixed at commit: those submissions are developed on (the source's)
+    and those only targets use. Every revealed condition must draw from these."""
+
+    development: list[str] = Field(min_length=1, description="Development families, sorted.")
+    held_out: list[str] = Field(description="Held-out families, sorted.")
+
+    def all(self) -> set[str]:
+        """Every committed family id."""
+        return {*self.development, *self.held_out}
+
+
 class CommitmentStatement(Wire):
     """What the operator signs before submissions open; it reveals no condition."""
 
@@ -59,6 +72,9 @@ class CommitmentStatement(Wire):
     evaluation: CommittedEvaluation = Field(
         description="Evaluation size fixed at commit: tasks per split and trials per task."
     )
+    families: CommittedFamilies = Field(
+        description="Development and held-out task families, fixed at commit."
+    )
 
     def digest(self) -> str:
         """SHA-256 (hex) of the statement's canonical JSON: what a reveal points to."""
@@ -68,9 +84,9 @@ class CommitmentStatement(Wire):
 class SignedCommitment(Wire):
     """The published commitment file (public/commitment.json)."""
 
-    v: V2 = Field(
-        description="File format version (2: the statement carries the evaluation size; "
-        "version 1 files are refused)."
+    v: V3 = Field(
+        description="File format version (3: the statement carries the evaluation size and the "
+        "task families' roles; earlier versions are refused)."
     )
     commitment: CommitmentStatement = Field(description="The signed statement.")
     signature: SignatureB64 = Field(
@@ -111,10 +127,16 @@ def commit(
     closes_at: str,
     public_key: str,
     evaluation: CommittedEvaluation,
+    families: CommittedFamilies,
     sign: Callable[[bytes], str],
 ) -> tuple[SignedCommitment, CommitmentSecret]:
-    """Build the signed public commitment to ``leaves`` (and to the evaluation size) and its
-    private opening."""
+    """Build the signed public commitment to ``leaves`` (and to the evaluation size and the
+    families' roles) and its private opening."""
+    stray = sorted(
+        {f for leaf in leaves for f in leaf.condition.task_family.families} - families.all()
+    )
+    if stray:
+        raise ValueError(f"targets use families {stray} that are neither development nor held out")
     statement = CommitmentStatement(
         root=merkle_root([leaf.data() for leaf in leaves]).hex(),
         tree_size=len(leaves),
@@ -123,6 +145,7 @@ def commit(
         closes_at=closes_at,
         public_key=public_key,
         evaluation=evaluation,
+        families=families,
     )
     signed = SignedCommitment(
         v=COMMITMENT_VERSION, commitment=statement, signature=sign(statement.canonical())

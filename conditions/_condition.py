@@ -6,7 +6,7 @@ import hashlib
 import hmac
 
 import rfc8785
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 AXES: tuple[str, ...] = ("model", "provider", "tool_interface", "task_family", "harness")
 """The five axes of change, in their canonical order."""
@@ -24,10 +24,39 @@ class ModelAxis(_Frozen):
 
 
 class TaskFamilyAxis(_Frozen):
-    """Which tasks are drawn: a family id and one of its splits."""
+    """Which tasks are drawn: one family, or a set of families, and a split of each.
 
-    family: str = Field(description="Task family id, e.g. 'support_ops'.")
-    split: str = Field(description="Split of the family, e.g. 'dev' or 'sealed'.")
+    A set runs ``tasks_per_split`` tasks of every family in it, and its intervals resample
+    families (clusters). One family is written as its id, a set as the sorted list of its ids,
+    so single-family conditions keep the canonical form they always had.
+    """
+
+    family: str | tuple[str, ...] = Field(
+        description="Task family id, e.g. 'support_ops', or a list of at least two ids."
+    )
+    split: str = Field(description="Split of every family, e.g. 'dev' or 'sealed'.")
+
+    @field_validator("family", mode="before")
+    @classmethod
+    def _normal(cls, value: object) -> object:
+        if isinstance(value, list | tuple):
+            ids = sorted(set(value))
+            if not ids or not all(isinstance(i, str) and i for i in ids):
+                raise ValueError("a family set is a list of family ids")
+            if len(ids) != len(value):
+                raise ValueError("a family set lists a family twice")
+            return ids[0] if len(ids) == 1 else tuple(ids)
+        return value
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        """The family ids, sorted."""
+        return (self.family,) if isinstance(self.family, str) else self.family
+
+    @property
+    def label(self) -> str:
+        """The families joined by '+' and the split, e.g. 'reconciliation+research/sealed'."""
+        return f"{'+'.join(self.families)}/{self.split}"
 
 
 class Condition(_Frozen):

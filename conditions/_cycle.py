@@ -10,7 +10,13 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from conditions._commitment import CommitmentSecret, CommittedEvaluation, commit, make_leaves
+from conditions._commitment import (
+    CommitmentSecret,
+    CommittedEvaluation,
+    CommittedFamilies,
+    commit,
+    make_leaves,
+)
 from conditions._condition import Condition
 from conditions._home import CycleHome, CycleRecord, now_rfc3339
 from conditions._keys import b64, create_key, fingerprint, load_key, public_key_b64
@@ -330,11 +336,11 @@ class Cycle:
         return [(self.source.id, self.source)] + [(t.id, t.condition) for t in self.targets()]
 
     def commit(self) -> Path:
-        """Commit to the targets and the evaluation size (the spec's tasks_per_split and k):
-        write the private opening and public/commitment.json."""
+        """Commit to the targets, the evaluation size (the spec's tasks_per_split and k) and the
+        families' roles: write the private opening and public/commitment.json."""
         self.require_state(CycleState.draft, action="commit the target conditions")
         leaves = make_leaves(self.id, [(t.condition, t.salt) for t in self.targets()])
-        evaluation = self.spec.evaluation
+        evaluation, roles = self.spec.evaluation, self.spec.family_roles
         signed, secret = commit(
             leaves,
             cycle=self.id,
@@ -343,6 +349,9 @@ class Cycle:
             public_key=self.public_key_b64,
             evaluation=CommittedEvaluation(
                 tasks_per_split=evaluation.tasks_per_split, k=evaluation.k
+            ),
+            families=CommittedFamilies(
+                development=sorted(roles.development), held_out=sorted(roles.held_out)
             ),
             sign=lambda data: b64(self.sign(data)),
         )
@@ -355,6 +364,7 @@ class Cycle:
                 "root": c.root,
                 "tree_size": c.tree_size,
                 "evaluation": c.evaluation.model_dump(mode="json"),
+                "families": c.families.model_dump(mode="json"),
                 "commitment": c.digest(),
             },
         )

@@ -94,7 +94,7 @@ class Catalogue(_Spec):
             _unique(versions, f"catalogue.tool_interfaces.{env}")
         _unique(self.task_families, "catalogue.task_families")
         _unique(self.harnesses, "catalogue.harnesses")
-        families = {f.family for f in self.task_families}
+        families = self.family_ids()
         for fam, env in self.family_envs.items():
             if fam not in families:
                 raise ValueError(f"catalogue.family_envs names {fam!r}, not a catalogue family")
@@ -104,6 +104,10 @@ class Catalogue(_Spec):
                 )
         return self
 
+    def family_ids(self) -> set[str]:
+        """Every family id the catalogue's task-family entries use."""
+        return {f for entry in self.task_families for f in entry.families}
+
     def digest(self) -> str:
         """SHA-256 (hex) of the catalogue's canonical JSON (without family_envs when empty, so
         catalogues written before it existed keep their digest)."""
@@ -111,6 +115,29 @@ class Catalogue(_Spec):
         if not data["family_envs"]:
             del data["family_envs"]
         return sha256_hex(canonical(data))
+
+
+class FamilyRoles(_Spec):
+    """Which task families submissions are developed on and which only targets use.
+
+    Public, and signed into the commitment: a held-out family is defined and documented before
+    submissions open, but no submission is developed on it."""
+
+    development: list[str] = Field(
+        min_length=1, description="Families the source condition uses (development families)."
+    )
+    held_out: list[str] = Field(
+        default_factory=list, description="Families only target conditions use."
+    )
+
+    @model_validator(mode="after")
+    def _disjoint(self) -> Self:
+        _unique(self.development, "families.development")
+        _unique(self.held_out, "families.held_out")
+        both = sorted(set(self.development) & set(self.held_out))
+        if both:
+            raise ValueError(f"families {both} are both development and held out")
+        return self
 
 
 class Evaluation(_Spec):
@@ -146,6 +173,11 @@ class CycleSpec(_Spec):
     catalogue: Catalogue = Field(description="Axis values for the hidden target conditions.")
     evaluation: Evaluation = Field(description="Evaluation and statistics settings.")
     adaptation: Adaptation = Field(description="Adaptation budget per submission and target.")
+    families: FamilyRoles | None = Field(
+        default=None,
+        description="Development and held-out task families. Without it, the source's families "
+        "are the development families and every other catalogue family is held out.",
+    )
     interfaces: tuple[InterfaceVersion, ...] = Field(
         default=(),
         description="Tool-interface versions this cycle defines beyond the built-in ones, e.g. "
@@ -169,6 +201,19 @@ class CycleSpec(_Spec):
                 raise ValueError(f"source tool interface {version!r} is not in catalogue.{env}")
         if src.task_family not in cat.task_families:
             raise ValueError("source.task_family must be in catalogue.task_families")
+        if self.families is not None:
+            roles = self.families
+            if set(roles.development) != set(src.task_family.families):
+                raise ValueError(
+                    "families.development must be exactly the source's task families "
+                    f"({', '.join(src.task_family.families)})"
+                )
+            unnamed = sorted(cat.family_ids() - {*roles.development, *roles.held_out})
+            if unnamed:
+                raise ValueError(
+                    f"catalogue families {unnamed} are neither development nor held out: "
+                    "add them to families.held_out"
+                )
         if src.harness not in cat.harnesses:
             raise ValueError("source.harness must be in catalogue.harnesses")
         _unique([v.id for v in self.interfaces], "interfaces (by id)")
@@ -176,6 +221,15 @@ class CycleSpec(_Spec):
             if v.env not in cat.tool_interfaces:
                 raise ValueError(f"interface {v.id!r}: {v.env!r} is not a catalogue environment")
         return self
+
+    @property
+    def family_roles(self) -> FamilyRoles:
+        """The declared family roles, or those the source and catalogue imply."""
+        if self.families is not None:
+            return self.families
+        dev = list(self.source.task_family.families)
+        held = sorted(self.catalogue.family_ids() - set(dev))
+        return FamilyRoles(development=dev, held_out=held)
 
     @classmethod
     def load(cls, path: Path | Traversable) -> CycleSpec:

@@ -107,11 +107,12 @@ def _candidates(spec: CycleSpec) -> list[_Candidate]:
 
 def _idle_interface(spec: CycleSpec, c: Condition, varied: tuple[str, ...]) -> bool:
     """Whether ``c`` changes tool interfaces only of environments its family does not use
-    (per ``catalogue.family_envs``): its trials would repeat a condition without the change."""
-    env = spec.catalogue.family_envs.get(c.task_family.family)
-    if env is None or "tool_interface" not in varied:
+    (per ``catalogue.family_envs``): its trials would repeat a condition without the change.
+    A family set uses the environments of all its families."""
+    envs = [spec.catalogue.family_envs.get(f) for f in c.task_family.families]
+    if None in envs or "tool_interface" not in varied:
         return False
-    return c.tool_interface[env] == spec.source.tool_interface[env]
+    return all(c.tool_interface[e] == spec.source.tool_interface[e] for e in envs if e)
 
 
 def _order(t: _Candidate) -> tuple[int, tuple[int, ...], str]:

@@ -7,7 +7,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from conditions._commitment import COMMITMENT_VERSION, CommittedEvaluation, SignedCommitment
+from conditions._commitment import (
+    COMMITMENT_VERSION,
+    CommittedEvaluation,
+    CommittedFamilies,
+    SignedCommitment,
+)
 from conditions._condition import Condition
 from conditions._keys import fingerprint, verify_signature
 from conditions._merkle import verify_inclusion
@@ -46,6 +51,7 @@ class VerifiedReveal(BaseModel):
     evaluation: CommittedEvaluation = Field(
         description="Committed evaluation size: tasks per split and trials per task (k)."
     )
+    families: CommittedFamilies = Field(description="Committed development and held-out families.")
     scope: Literal["full", "selective"] = Field(description="Full or selective reveal.")
     conditions: list[RevealedCondition] = Field(description="Revealed conditions, by index.")
 
@@ -63,15 +69,17 @@ def verify_commitment(path: Path, expected_key: str | None = None) -> SignedComm
     """Parse a published commitment and check its signature (and key, if one is expected).
 
     ``expected_key`` is the operator's base64 public key or its fingerprint. A commitment of
-    format version 1 (before the evaluation size was committed) is refused as such.
+    format version 1 or 2 (before the evaluation size, or the families' roles, were committed)
+    is refused as such.
     """
     data = read_json(path, "commitment")
-    if isinstance(data, dict) and type(data.get("v")) is int and data["v"] == 1:
+    old = {1: "the evaluation size", 2: "the development and held-out task families"}
+    if isinstance(data, dict) and type(data.get("v")) is int and data["v"] in old:
         raise ConditionsError(
-            f"commitment {path} is format v1, which does not commit to the evaluation size; "
-            f"this vwt reads v{COMMITMENT_VERSION} commitments only",
-            "verify it with the vwt version that made it (which cannot check that a release "
-            "reports the evaluation size committed to)",
+            f"commitment {path} is format v{data['v']}, which does not commit to "
+            f"{old[data['v']]}; this vwt reads v{COMMITMENT_VERSION} commitments only",
+            "verify it with the vwt version that made it (which cannot check what it did not "
+            "commit to)",
         )
     signed = parse(SignedCommitment, data, f"commitment {path}")
     c = signed.commitment
@@ -194,6 +202,14 @@ def verify_commitment_and_reveal(
     _check_binding(signed, r)
     conditions = _check_leaves(r)
     c = signed.commitment
+    for rc in conditions:
+        stray = sorted(set(rc.condition.task_family.families) - c.families.all())
+        if stray:
+            raise ConditionsError(
+                f"revealed condition {rc.id} uses task families {stray} that the commitment "
+                "names neither as development nor as held out",
+                _REPUBLISH,
+            )
     return VerifiedReveal(
         cycle=c.cycle,
         root=c.root,
@@ -204,6 +220,7 @@ def verify_commitment_and_reveal(
         public_key=c.public_key,
         fingerprint=fingerprint(c.public_key),
         evaluation=c.evaluation,
+        families=c.families,
         scope=r.scope,
         conditions=sorted(conditions, key=lambda x: x.index),
     )

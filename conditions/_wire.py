@@ -63,6 +63,8 @@ V1 = Annotated[Literal[1], _exact_int(1)]
 """Format version 1, as an exact JSON integer."""
 V2 = Annotated[Literal[2], _exact_int(2)]
 """Format version 2, as an exact JSON integer."""
+V3 = Annotated[Literal[3], _exact_int(3)]
+"""Format version 3, as an exact JSON integer."""
 Hex32 = Annotated[str, AfterValidator(_lower_hex_32)]
 """A 32-byte value (hash, salt) as 64 lower-case hex digits."""
 PublicKeyB64 = Annotated[str, _canonical_b64(32)]

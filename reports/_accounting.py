@@ -33,7 +33,8 @@ class EvaluationSize(_Frozen):
 
     @property
     def per_arm(self) -> int:
-        """Planned trials of one arm of one condition in one phase."""
+        """Planned trials of one arm of one single-family condition in one phase (times the
+        number of families for a family set)."""
         return self.tasks_per_split * self.k
 
 

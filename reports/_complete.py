@@ -56,11 +56,15 @@ def _check_phase(r: ReleaseStatement, acc: PhaseAccounting) -> dict[ArmKey, ArmA
             "phase (every condition × the baseline and every submission)",
             _INCOMPLETE,
         )
-    planned = r.evaluation.per_arm
+    n_families = {c.id: len(c.condition.task_family.families) for c in r.conditions}
     for key in cells:
+        n = n_families.get(key[1], 1)
+        planned = r.evaluation.per_arm * n
         if (c := cells[key]).planned != planned:
+            per = " × families" if n > 1 else ""
             raise ReportError(
-                f"arm {_label(key)} plans {c.planned} trials, not tasks_per_split × k = {planned}",
+                f"arm {_label(key)} plans {c.planned} trials, not tasks_per_split × k{per} = "
+                f"{planned}",
                 _INCOMPLETE,
             )
     totals = (
@@ -83,7 +87,11 @@ def _planned_tasks(r: ReleaseStatement) -> dict[str, set[str]]:
     for c in r.conditions:
         tf = c.condition.task_family
         try:
-            planned = family(tf.family).tasks(tf.split, r.evaluation.tasks_per_split, r.seed)
+            planned = [
+                t
+                for f in tf.families
+                for t in family(f).tasks(tf.split, r.evaluation.tasks_per_split, r.seed)
+            ]
         except BenchmarkError as e:
             raise ReportError(f"condition {c.id}: {e}", e.hint) from None
         tasks[c.id] = {t.id for t in planned}

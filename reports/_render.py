@@ -42,7 +42,7 @@ def _axis_change(axis: str, source: Condition, target: Condition) -> str:
         ]
         return "tools " + ",".join(changed)
     if axis == "task_family":
-        return f"family {target.task_family.family}/{target.task_family.split}"
+        return f"family {target.task_family.label}"
     return "harness " + target.harness.removeprefix("harness-")
 
 

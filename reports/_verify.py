@@ -174,6 +174,13 @@ def _check_conditions(r: ReleaseStatement, verified: VerifiedReveal) -> None:
             f"the source condition is released as {r.conditions[0].id}, but its id is {source.id}",
             _REPUBLISH,
         )
+    development = set(verified.families.development)
+    if set(source.task_family.families) != development:
+        raise ReportError(
+            f"the source condition's task families ({', '.join(source.task_family.families)}) "
+            f"are not the committed development families ({', '.join(sorted(development))})",
+            _REPUBLISH,
+        )
     for c in r.conditions:
         if tuple(c.condition.differs_on(source)) != c.varied:
             raise ReportError(f"released condition {c.id} is mislabelled", _REPUBLISH)

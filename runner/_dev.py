@@ -95,12 +95,12 @@ def run_dev(
     accounting, and ``execution.first_invalid`` says why.
     """
     condition = dev_condition(spec.source, model)
-    fam = family(condition.task_family.family)
-    if DEV_SPLIT not in fam.splits:
-        raise RunnerError(
-            f"task family {fam.id!r} has no public {DEV_SPLIT!r} split",
-            "develop against a family that has one",
-        )
+    for fam in map(family, condition.task_family.families):
+        if DEV_SPLIT not in fam.splits:
+            raise RunnerError(
+                f"task family {fam.id!r} has no public {DEV_SPLIT!r} split",
+                "develop against a family that has one",
+            )
     n, trials = tasks_per_split or spec.evaluation.tasks_per_split, k or spec.evaluation.k
     batches = plan_phase(
         cycle=spec.cycle,

@@ -38,44 +38,77 @@ def plan_phase(
     ``conditions`` are (id, condition) pairs: a committed target's id is keyed (see
     ``Cycle.evaluation_conditions``), a public condition's is ``condition.id``. Trial keys and
     records carry that id. ``interfaces`` are the cycle's own interface versions, beyond the
-    built-in ones."""
+    built-in ones. A condition over a family set runs ``tasks_per_split`` tasks of each family
+    (task ids name their family, so keys stay distinct)."""
     batches = []
     for condition_id, condition in conditions:
-        fam = family(condition.task_family.family)
-        split = condition.task_family.split
-        split_seed = fam.split_seed(split, cycle_seed)
-        tasks = fam.tasks(split, tasks_per_split, cycle_seed)
-        interface = interface_version(fam.env_id, condition.tool_interface[fam.env_id], interfaces)
-        for arm, bundle in _arms(bundles):
-            bundle_hash = bundle.hash if bundle else None
-            specs = [
-                TrialSpec(
-                    key=trial_key(bundle_hash, condition_id, phase, arm, t.id, j),
-                    task_id=t.id,
-                    task_index=t.index,
-                    trial=j,
-                    seed=stable_int(cycle_seed, t.id, j),
+        for family_id in condition.task_family.families:
+            batches += _family_batches(
+                cycle,
+                cycle_seed,
+                phase,
+                condition_id,
+                condition,
+                family_id,
+                bundles,
+                tasks_per_split,
+                k,
+                batch_size,
+                interfaces,
+            )
+    return batches
+
+
+def _family_batches(
+    cycle: str,
+    cycle_seed: int,
+    phase: Phase,
+    condition_id: str,
+    condition: Condition,
+    family_id: str,
+    bundles: list[Bundle],
+    tasks_per_split: int,
+    k: int,
+    batch_size: int,
+    interfaces: Sequence[InterfaceVersion],
+) -> list[Batch]:
+    fam = family(family_id)
+    split = condition.task_family.split
+    split_seed = fam.split_seed(split, cycle_seed)
+    tasks = fam.tasks(split, tasks_per_split, cycle_seed)
+    interface = interface_version(fam.env_id, condition.tool_interface[fam.env_id], interfaces)
+    batches = []
+    for arm, bundle in _arms(bundles):
+        bundle_hash = bundle.hash if bundle else None
+        specs = [
+            TrialSpec(
+                key=trial_key(bundle_hash, condition_id, phase, arm, t.id, j),
+                task_id=t.id,
+                task_index=t.index,
+                trial=j,
+                seed=stable_int(cycle_seed, t.id, j),
+            )
+            for t in tasks
+            for j in range(k)
+        ]
+        artifacts = bundle.agent_artifacts() if bundle else AgentArtifacts()
+        for start in range(0, len(specs), batch_size):
+            batches.append(
+                Batch(
+                    cycle=cycle,
+                    phase=phase,
+                    condition_id=condition_id,
+                    condition=condition,
+                    family=fam.id,
+                    arm=arm,
+                    bundle_hash=bundle_hash,
+                    submission=(
+                        f"{bundle.manifest.name}@{bundle.manifest.version}" if bundle else None
+                    ),
+                    artifacts_json=artifacts.model_dump_json(),
+                    interface=interface,
+                    split_seed=split_seed,
+                    trials=tuple(specs[start : start + batch_size]),
                 )
-                for t in tasks
-                for j in range(k)
-            ]
-            artifacts = bundle.agent_artifacts() if bundle else AgentArtifacts()
-            for start in range(0, len(specs), batch_size):
-                batches.append(
-                    Batch(
-                        cycle=cycle,
-                        phase=phase,
-                        condition_id=condition_id,
-                        condition=condition,
-                        arm=arm,
-                        bundle_hash=bundle_hash,
-                        submission=(
-                            f"{bundle.manifest.name}@{bundle.manifest.version}" if bundle else None
-                        ),
-                        artifacts_json=artifacts.model_dump_json(),
-                        interface=interface,
-                        split_seed=split_seed,
-                        trials=tuple(specs[start : start + batch_size]),
-                    )
-                )
+            )
     return batches

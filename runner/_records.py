@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 import rfc8785
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from benchmark import CriticalFlag, Usage
 from conditions import Condition
@@ -48,6 +48,7 @@ class Batch(BaseModel):
         description="The condition's id in this cycle (keyed for committed targets)."
     )
     condition: Condition = Field(description="Where the trials run.")
+    family: str = Field(description="The task family of the trials (one of the condition's).")
     arm: Arm = Field(description="'with' the submission's artifacts or 'without' (baseline).")
     bundle_hash: str | None = Field(description="Submission bundle hash; None for the baseline.")
     submission: str | None = Field(description="name@version of the submission, if any.")
@@ -57,6 +58,12 @@ class Batch(BaseModel):
     )
     split_seed: int = Field(description="Seed of the task split.")
     trials: tuple[TrialSpec, ...] = Field(description="The trials.")
+
+    @model_validator(mode="after")
+    def _family_of_condition(self) -> Self:
+        if self.family not in self.condition.task_family.families:
+            raise ValueError(f"family {self.family!r} is not one of the condition's")
+        return self
 
 
 class TrialRecord(BaseModel):

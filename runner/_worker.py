@@ -97,7 +97,7 @@ async def run_batch_async(
 ) -> list[tuple[str, bytes]]:
     """Run every trial of ``batch``; returns (record JSON, compressed trace) per trial."""
     c = batch.condition
-    fam = family(c.task_family.family)
+    fam = family(batch.family)
     served = serve(fam.env_id, batch.interface)
     harness = harness_version(c.harness)
     artifacts = AgentArtifacts.model_validate_json(batch.artifacts_json)

@@ -40,7 +40,7 @@ def _size(e: CommittedEvaluation) -> str:
 
 def _row(cid: str, c: Condition) -> list[str]:
     interfaces = ", ".join(f"{env}={v}" for env, v in sorted(c.tool_interface.items()))
-    family = f"{c.task_family.family}/{c.task_family.split}"
+    family = c.task_family.label
     return [cid, f"{c.model.model} (v{c.model.version})", c.provider, interfaces, family, c.harness]
 
 

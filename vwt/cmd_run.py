@@ -195,8 +195,8 @@ def _print_dev(run: DevRun, cell: Cell) -> None:
     console.print(
         f"[bold]{escape(run.submission)}[/] vs the no-artifact baseline on {c.id}: "
         + escape(
-            f"model {c.model.model} ({c.provider}), tools {tools}, {c.task_family.family}/"
-            f"{c.task_family.split}, {c.harness}; {run.tasks_per_split} tasks × k={run.k}"
+            f"model {c.model.model} ({c.provider}), tools {tools}, {c.task_family.label}, "
+            f"{c.harness}; {run.tasks_per_split} tasks × k={run.k}"
         ),
         highlight=False,
     )

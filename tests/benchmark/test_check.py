@@ -41,7 +41,10 @@ def test_the_embedded_default_checks() -> None:
             "holds worked examples for building artifacts",
         ),
         (
-            lambda d: d["catalogue"]["task_families"].append({"family": "poetry", "split": "x"}),
+            lambda d: (
+                d["catalogue"]["task_families"].append({"family": "poetry", "split": "x"}),
+                d["families"]["held_out"].append("poetry"),
+            ),
             "unknown task family",
         ),
         (

@@ -66,3 +66,25 @@ def test_conditions_are_frozen_and_strict(default_spec: CycleSpec) -> None:
         default_spec.source.provider = "x"  # type: ignore[misc]
     with pytest.raises(ValidationError, match="Extra inputs"):
         Condition.model_validate({**default_spec.source.model_dump(), "note": "x"})
+
+
+def test_a_family_set_is_sorted_and_a_single_family_keeps_its_canonical_form(
+    default_spec: CycleSpec,
+) -> None:
+    one = TaskFamilyAxis(family=["support_ops"], split="sealed")
+    assert one == TaskFamilyAxis(family="support_ops", split="sealed")
+    assert one.model_dump(mode="json") == {"family": "support_ops", "split": "sealed"}
+    both = TaskFamilyAxis(family=["support_ops", "reconciliation"], split="sealed")
+    assert both.families == ("reconciliation", "support_ops")
+    assert both.model_dump(mode="json")["family"] == ["reconciliation", "support_ops"]
+    assert both.label == "reconciliation+support_ops/sealed"
+    src = default_spec.source
+    mixed = src.model_copy(update={"task_family": both})
+    assert mixed.differs_on(src) == ["task_family"]
+    swapped = TaskFamilyAxis(family=["reconciliation", "support_ops"], split="sealed")
+    assert mixed.id == src.model_copy(update={"task_family": swapped}).id != src.id
+    again = Condition.model_validate_json(mixed.model_dump_json())
+    assert again == mixed and again.id == mixed.id
+    for bad in ([], ["a", "a"], ["a", ""]):
+        with pytest.raises(ValidationError):
+            TaskFamilyAxis(family=bad, split="sealed")

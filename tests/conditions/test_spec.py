@@ -77,6 +77,10 @@ def _broken(data: dict[str, Any], where: str, value: Any) -> dict[str, Any]:
         ("v", 2, "v"),
         ("surprise", 1, "Extra inputs"),
         ("seed", None, "seed"),
+        ("families", {"development": ["research_evidence"]}, "exactly the source's"),
+        ("families", {"development": ["support_ops"], "held_out": ["support_ops"]}, "both"),
+        ("source.task_family.family", ["support_ops", "support_ops"], "twice"),
+        ("source.task_family.family", [], "family set"),
     ],
 )
 def test_invalid_specs_are_refused_with_the_reason(
@@ -176,3 +180,18 @@ def test_catalogue_digest_tracks_the_catalogue(default_data: dict[str, Any]) -> 
     c = CycleSpec.model_validate(_broken(default_data, "seed", 7))
     assert a.catalogue.digest() != b.catalogue.digest()
     assert a.catalogue.digest() == c.catalogue.digest()
+
+
+def test_family_roles_are_declared_or_implied(default_data: dict[str, Any]) -> None:
+    data = json.loads(json.dumps(default_data))
+    data["catalogue"]["task_families"].append(
+        {"family": ["reconciliation", "support_ops"], "split": "sealed"}
+    )
+    implied = CycleSpec.model_validate(data).family_roles
+    assert (implied.development, implied.held_out) == (["support_ops"], ["reconciliation"])
+    data["families"] = {"development": ["support_ops"]}
+    with pytest.raises(ValueError, match=r"\['reconciliation'\] are neither development nor held"):
+        CycleSpec.model_validate(data)
+    data["families"]["held_out"] = ["reconciliation", "research_evidence"]
+    declared = CycleSpec.model_validate(data).family_roles
+    assert declared.held_out == ["reconciliation", "research_evidence"]

@@ -16,11 +16,14 @@ import rfc8785
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from conditions import (
+    CommittedFamilies,
     Condition,
     ConditionsError,
     Cycle,
     CycleSpec,
     CycleState,
+    FamilyRoles,
+    TaskFamilyAxis,
     keyed_condition_id,
     verify_commitment,
     verify_commitment_and_reveal,
@@ -136,7 +139,15 @@ def _non_canonical_base64(p: Published) -> tuple[Doc, Doc, dict[str, Any]]:
 def _old_v1_commitment(p: Published) -> tuple[Doc, Doc, dict[str, Any]]:
     """A commitment as vwt wrote it before the evaluation size was committed, validly signed."""
     del p.commitment["commitment"]["evaluation"]
+    del p.commitment["commitment"]["families"]
     p.commitment["v"] = 1
+    return _resign(p.commitment, "commitment", p.operator), p.reveal, {}
+
+
+def _old_v2_commitment(p: Published) -> tuple[Doc, Doc, dict[str, Any]]:
+    """A commitment as vwt wrote it before the families' roles were committed, validly signed."""
+    del p.commitment["commitment"]["families"]
+    p.commitment["v"] = 2
     return _resign(p.commitment, "commitment", p.operator), p.reveal, {}
 
 
@@ -172,7 +183,13 @@ TAMPERS: list[tuple[str, Tamper, str]] = [
         "old format v1 commitment",
         _old_v1_commitment,
         "commitment .* is format v1, which does not commit to the evaluation size; this vwt "
-        "reads v2 commitments only",
+        "reads v3 commitments only",
+    ),
+    (
+        "old format v2 commitment",
+        _old_v2_commitment,
+        "commitment .* is format v2, which does not commit to the development and held-out "
+        "task families; this vwt reads v3 commitments only",
     ),
     ("non-canonical base64", _non_canonical_base64, "malformed: signature: .*canonical base64"),
     (
@@ -318,6 +335,7 @@ def _crafted(tmp_path: Path, spec: CycleSpec, leaves: list[Leaf]) -> tuple[Path,
         closes_at=spec.closes_at,
         public_key=public_key_b64(key),
         evaluation=_size(spec),
+        families=_families(spec),
         sign=sign,
     )
     reveal = make_reveal(signed, secret, range(len(leaves)), full=True, sign=sign)
@@ -328,6 +346,11 @@ def _crafted(tmp_path: Path, spec: CycleSpec, leaves: list[Leaf]) -> tuple[Path,
 
 def _size(spec: CycleSpec) -> CommittedEvaluation:
     return CommittedEvaluation(tasks_per_split=spec.evaluation.tasks_per_split, k=spec.evaluation.k)
+
+
+def _families(spec: CycleSpec) -> CommittedFamilies:
+    roles = spec.family_roles
+    return CommittedFamilies(development=sorted(roles.development), held_out=sorted(roles.held_out))
 
 
 def _leaf(spec: CycleSpec, cycle: str, salt: str) -> Leaf:
@@ -356,7 +379,7 @@ def test_the_commitment_verifies_alone(pub: Published) -> None:
 
 def test_the_commitment_fixes_the_evaluation_size(pub: Published) -> None:
     spec = pub.cycle.spec.evaluation
-    assert pub.commitment["v"] == 2
+    assert pub.commitment["v"] == 3
     assert pub.commitment["commitment"]["evaluation"] == {"tasks_per_split": 24, "k": 3}
     committed = verify_commitment(pub.cycle.paths.commitment).commitment.evaluation
     assert (committed.tasks_per_split, committed.k) == (spec.tasks_per_split, spec.k) == (24, 3)
@@ -375,6 +398,50 @@ def test_an_altered_evaluation_size_breaks_the_commitment_signature(
     pub.commitment["commitment"]["evaluation"].update(size)
     with pytest.raises(ConditionsError, match="commitment's signature does not verify"):
         _check(tmp_path, pub.commitment, pub.reveal)
+
+
+def test_the_commitment_fixes_the_families_roles(pub: Published, tmp_path: Path) -> None:
+    roles = pub.commitment["commitment"]["families"]
+    spec_roles = pub.cycle.spec.family_roles
+    assert roles == {"development": ["support_ops"], "held_out": sorted(spec_roles.held_out)}
+    revealed = verify_commitment_and_reveal(pub.cycle.paths.commitment, pub.cycle.paths.reveal)
+    assert revealed.families.development == ["support_ops"]
+    entry = pub.cycle.ledger.last("conditions.committed")
+    assert entry is not None and entry.payload["families"] == roles
+    pub.commitment["commitment"]["families"]["development"].append("reconciliation")
+    with pytest.raises(ConditionsError, match="commitment's signature does not verify"):
+        _check(tmp_path, pub.commitment, pub.reveal)
+
+
+def test_a_revealed_target_of_an_uncommitted_family_is_refused(
+    tmp_path: Path, default_spec: CycleSpec
+) -> None:
+    held = default_spec.source.model_copy(
+        update={"task_family": TaskFamilyAxis(family="reconciliation", split="sealed")}
+    )
+    leaf = Leaf(
+        v=1, domain="vwt/condition", cycle=default_spec.cycle, condition=held, salt="c" * 64
+    )
+    narrow = default_spec.model_copy(
+        update={"families": FamilyRoles(development=["support_ops"], held_out=[])}
+    )
+    with pytest.raises(ValueError, match=r"neither development nor held out"):
+        _crafted(tmp_path, narrow, [leaf])
+    # an operator who signs it anyway (bypassing the library's check) is caught by verifiers
+    signed = tmp_path / "signed"
+    signed.mkdir()
+    wide = default_spec.model_copy(
+        update={"families": FamilyRoles(development=["support_ops"], held_out=["reconciliation"])}
+    )
+    c, r = _crafted(signed, wide, [leaf])
+    key = load_key(signed / "k.pem")
+    doc = json.loads(c.read_text())
+    doc["commitment"]["families"]["held_out"] = []
+    rdoc = json.loads(r.read_text())
+    rdoc["reveal"]["commitment"] = CommitmentStatement.model_validate(doc["commitment"]).digest()
+    commitment, reveal = _resign(doc, "commitment", key), _resign(rdoc, "reveal", key)
+    with pytest.raises(ConditionsError, match="names neither as development nor as held out"):
+        _check(tmp_path, commitment, reveal)
 
 
 def test_an_old_commitment_is_refused_in_one_line(pub: Published, tmp_path: Path) -> None:
@@ -408,7 +475,8 @@ def _walk(doc: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...
             yield from _walk(value, (*path, key))
         yield (*path, "extra"), "field"
     elif isinstance(doc, list):
-        yield path, doc[:-1]
+        if doc:  # cutting an empty list changes nothing
+            yield path, doc[:-1]
         yield path, [*doc, doc[0]] if doc else ["x"]
         for i, value in enumerate(doc):
             yield from _walk(value, (*path, i))
@@ -510,6 +578,7 @@ def _huge_tree(tmp_path: Path, spec: CycleSpec, scope: str) -> tuple[Path, Path]
     for sibling in proof:  # leaf 0 is the leftmost: every sibling is on the right
         root = node_hash(root, sibling)
     statement = CommitmentStatement(
+        families=_families(spec),
         root=root.hex(),
         tree_size=2**40,
         cycle=spec.cycle,
@@ -518,7 +587,7 @@ def _huge_tree(tmp_path: Path, spec: CycleSpec, scope: str) -> tuple[Path, Path]
         public_key=public_key_b64(key),
         evaluation=_size(spec),
     )
-    signed = SignedCommitment(v=2, commitment=statement, signature=sign(statement.canonical()))
+    signed = SignedCommitment(v=3, commitment=statement, signature=sign(statement.canonical()))
     reveal = RevealStatement(
         v=1,
         domain="vwt/reveal",

@@ -31,6 +31,7 @@ from tests.reports.test_verify import (
     record_run,
     revealed_cycle,
     run_frozen_in_process,
+    single_axis_runs,
     single_axis_targets,
     small_spec,
 )
@@ -92,7 +93,10 @@ def test_a_clean_release_records_its_evaluation_and_summary(
         r.n_trials,
         0,
     )
-    assert len(frozen.cells) == arms and {c.planned for c in frozen.cells} == {4}
+    assert len(frozen.cells) == arms
+    families = {c.id: len(c.condition.task_family.families) for c in r.conditions}
+    assert all(c.planned == 4 * families[c.condition_id] for c in frozen.cells)
+    assert set(families.values()) == {1, 3}  # the default catalogue has a set of 3 families
     assert (adapted.phase, adapted.expected, adapted.cells) == ("adapted", 0, ())
     assert r.sandboxes == {"local": r.n_trials}
     assert {(c.invalid_trials, c.dropped_tasks) for c in r.cells} == {(0, 0)}
@@ -171,8 +175,8 @@ def test_invalid_trials_are_refused_unless_accepted_then_shown_per_cell(
     invalid_home: Path, tmp_path: Path
 ) -> None:
     cycle = _copy(invalid_home, tmp_path / "home")
-    targets = single_axis_targets(cycle.spec)
-    n_invalid = 1 + 2 * targets  # one source baseline trial, two trials per target
+    targets = single_axis_runs(cycle.spec) - 1  # target family runs
+    n_invalid = 1 + 2 * targets  # one source baseline trial, two trials per target family
     with pytest.raises(ReportError) as e:
         build_release(cycle)
     assert f"{n_invalid} of " in str(e.value) and "frozen trials are invalid" in str(e.value)
@@ -186,12 +190,14 @@ def test_invalid_trials_are_refused_unless_accepted_then_shown_per_cell(
     assert r.accepted_invalid and r.accounting[0].invalid == n_invalid
     source = r.conditions[0].id
     first = next(s.bundle_hash for s in r.submissions if s.name == FIRST.name)
+    families = {c.id: len(c.condition.task_family.families) for c in r.conditions}
     for c in r.cells:
+        n = families[c.condition_id]
         if c.condition_id == source:
             assert (c.invalid_trials, c.dropped_tasks) == (1, 0)
         elif c.bundle_hash == first:
-            assert (c.invalid_trials, c.dropped_tasks) == (2, 1)
-            assert c.metrics.n_tasks == cycle.spec.evaluation.tasks_per_split - 1
+            assert (c.invalid_trials, c.dropped_tasks) == (2 * n, n)
+            assert c.metrics.n_tasks == (cycle.spec.evaluation.tasks_per_split - 1) * n
         else:
             assert (c.invalid_trials, c.dropped_tasks) == (0, 0)
     v = verify_release(path)

@@ -9,7 +9,7 @@ import pytest
 
 from benchmark import BenchmarkError, default_cycle_spec_path, family
 from benchmark.harness import AgentArtifacts
-from conditions import Condition, CycleSpec, plan_targets
+from conditions import Condition, CycleSpec, TaskFamilyAxis, plan_targets
 from drift import InterfaceVersion, RenameTool
 from runner import Batch, TrialSpec, plan_phase, trial_key
 from submissions import Bundle, reference_bundles
@@ -154,3 +154,27 @@ def test_batches_carry_the_interface_they_serve_including_cycle_defined_ones() -
     assert served["s"].id == "support-ops@1"
     with pytest.raises(BenchmarkError, match="unknown interface version 'support-ops@7'"):
         _plan(conditions=[("t", target)])
+
+
+def test_a_family_set_plans_every_family_at_full_size() -> None:
+    mixed = SPEC.source.model_copy(
+        update={
+            "task_family": TaskFamilyAxis(
+                family=["reconciliation", "research_evidence", "support_ops"], split="sealed"
+            )
+        }
+    )
+    batches = _plan(conditions=[(mixed.id, mixed)], bundles=[], tasks_per_split=4, k=2)
+    per_family: dict[str, set[str]] = defaultdict(set)
+    for b, t in _trials(batches):
+        assert t.task_id.startswith(b.family + "/")
+        assert b.interface.env == family(b.family).env_id
+        per_family[b.family].add(t.task_id)
+    assert {f: len(ids) for f, ids in per_family.items()} == {
+        "reconciliation": 4,
+        "research_evidence": 4,
+        "support_ops": 4,
+    }
+    assert len(_trials(batches)) == 3 * 4 * 2
+    with pytest.raises(ValueError, match="not one of the condition's"):
+        Batch.model_validate({**batches[0].model_dump(), "family": "other"})

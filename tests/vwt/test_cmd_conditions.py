@@ -167,8 +167,14 @@ def test_selective_reveal_and_key_pinning(home: Path) -> None:
             lambda d: d.update(signature=base64.b64encode(bytes(64)).decode()),
             "commitment's signature",
         ),
-        ("commitment", lambda d: d.update(v=3), "malformed"),
+        ("commitment", lambda d: d.update(v=4), "malformed"),
         ("commitment", lambda d: d.update(v=1), "is format v1"),
+        ("commitment", lambda d: d.update(v=2), "is format v2"),
+        (
+            "commitment",
+            lambda d: d["commitment"]["families"]["held_out"].append("poetry"),
+            "commitment's signature",
+        ),
         (
             "commitment",
             lambda d: d["commitment"]["evaluation"].update(k=1),

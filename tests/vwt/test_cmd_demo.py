@@ -11,7 +11,7 @@ from reports import SignedRelease
 from vwt.cli import app
 
 pytestmark = [pytest.mark.slow, pytest.mark.ray]
-SMALL = ["--tasks", "4", "--k", "2", "--max-conditions", "8", "--bootstrap", "500"]
+SMALL = ["--tasks", "4", "--k", "2", "--max-conditions", "9", "--bootstrap", "500"]
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def _release(home: Path) -> SignedRelease:
 def test_published_commitment_and_reveal_verify(demo_home: Path) -> None:
     public = demo_home / "public"
     verified = verify_commitment_and_reveal(public / "commitment.json", public / "reveal.json")
-    assert verified.scope == "full" and len(verified.conditions) == 8
+    assert verified.scope == "full" and len(verified.conditions) == 9
 
 
 def test_unit_drift_catches_the_recipe_and_not_the_typed_skill(demo_home: Path) -> None:
@@ -49,8 +49,9 @@ def test_unit_drift_catches_the_recipe_and_not_the_typed_skill(demo_home: Path) 
 
 def test_every_planned_trial_is_in_the_release(demo_home: Path) -> None:
     release = _release(demo_home).release
-    # 9 conditions × (baseline + 4 reference submissions) × 4 tasks × k=2
-    assert release.n_trials == 9 * 5 * 4 * 2
+    # 10 conditions, one over 3 families: 12 family-conditions × (baseline + 4 reference
+    # submissions) × 4 tasks × k=2
+    assert release.n_trials == 12 * 5 * 4 * 2
     lines = (demo_home / "public" / "trials.jsonl").read_text().splitlines()
     assert len(lines) == release.n_trials
 
@@ -77,7 +78,7 @@ def test_the_same_home_is_refused_without_force(demo_home: Path) -> None:
 def test_the_no_artifacts_arm_differs_from_the_baseline_by_noise_alone(demo_home: Path) -> None:
     release = _release(demo_home).release
     aa = [c.metrics for c in release.cells if c.submission == "no-artifacts@1"]
-    assert len(aa) == 9
+    assert len(aa) == 10
     assert not any(m.negative_transfer for m in aa)
     assert all(m.gain_ci.lo <= 0 <= m.gain_ci.hi for m in aa)
     # sampling noise differs per arm: the A/A comparison is not an identity
@@ -86,8 +87,27 @@ def test_the_no_artifacts_arm_differs_from_the_baseline_by_noise_alone(demo_home
 
 def test_the_family_axis_is_varied_and_every_family_is_in_the_trials(demo_home: Path) -> None:
     release = _release(demo_home).release
-    families = {c.condition.task_family.family for c in release.conditions}
+    families = {f for c in release.conditions for f in c.condition.task_family.families}
     assert families == {"support_ops", "reconciliation", "research_evidence"}
     assert any(c.varied == ("task_family",) for c in release.conditions)
     lines = (demo_home / "public" / "trials.jsonl").read_text().splitlines()
     assert {json.loads(line)["family"] for line in lines} == families
+
+
+def test_a_target_over_every_family_resamples_families_and_is_flagged(demo_home: Path) -> None:
+    release = _release(demo_home).release
+    (mixed,) = [c for c in release.conditions if len(c.condition.task_family.families) == 3]
+    assert mixed.role == "target" and mixed.varied == ("task_family",)
+    cells = [cell for cell in release.cells if cell.condition_id == mixed.id]
+    assert cells and all(
+        (m.cluster_level, m.n_clusters, m.few_clusters, m.interval_method)
+        == ("family", 3, True, "cluster_t")
+        for m in (cell.metrics for cell in cells)
+    )
+    single = [cell for cell in release.cells if cell.condition_id == release.conditions[0].id]
+    assert all(cell.metrics.cluster_level == "task" for cell in single)
+    lines = [json.loads(line) for line in (demo_home / "public" / "trials.jsonl").open()]
+    mine = [r for r in lines if r["condition_id"] == mixed.id]
+    assert {r["family"] for r in mine} == {"support_ops", "reconciliation", "research_evidence"}
+    per_family = {f: sum(r["family"] == f for r in mine) for f in {r["family"] for r in mine}}
+    assert len(set(per_family.values())) == 1  # tasks_per_split × k × arms of each family

@@ -22,7 +22,7 @@ from benchmark.support_ops import SupportOps
 from conditions import ConditionsError, Cycle, CycleSpec, CycleState
 from runner import TrialStore, phase_accounting, run_batch, store_for
 from submissions import load_bundle_dir, reference_bundles, reference_dir, submit
-from tests.reports.test_verify import single_axis_targets, small_spec
+from tests.reports.test_verify import single_axis_runs, single_axis_targets, small_spec
 from tests.runner.test_execute import failing_first
 from tests.runner.test_lock import held_by_another_process
 from vwt.cli import app
@@ -109,7 +109,7 @@ def test_run_frozen_prints_the_accounting_and_resumes_then_adapted_is_recorded_e
 ) -> None:
     cycle = _cycle(tmp_path / "h")
     home = str(cycle.home)
-    expected = (single_axis_targets(cycle.spec) + 1) * (len(reference_bundles()) + 1) * 2 * 2
+    expected = single_axis_runs(cycle.spec) * (len(reference_bundles()) + 1) * 2 * 2
     args = ("run", "frozen", "--home", home, "--sandbox", "local", "--tasks", "2", "--k", "2")
     code, out = vwt(*args)
     assert code == 0, out
@@ -135,7 +135,10 @@ def test_run_frozen_prints_the_accounting_and_resumes_then_adapted_is_recorded_e
     conditions = [cid for cid, _ in cycle.evaluation_conditions()]
     assert len(accounting["cells"]) == len(conditions) * (len(reference_bundles()) + 1)
     assert {c["condition_id"] for c in accounting["cells"]} == set(conditions)
-    assert all(c["planned"] == c["valid"] == 4 for c in accounting["cells"])
+    families = {cid: len(c.task_family.families) for cid, c in cycle.evaluation_conditions()}
+    assert all(
+        c["planned"] == c["valid"] == 4 * families[c["condition_id"]] for c in accounting["cells"]
+    )
     assert accounting == phase_accounting(cycle, "frozen").as_json()
     (entry, again) = cycle.ledger.entries("run.frozen")
     assert entry.payload["observed"] == again.payload["observed"] == expected
