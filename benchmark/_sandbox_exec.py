@@ -36,7 +36,7 @@ _WATCHDOG_GRACE_S = 2.0
 """How long past the time limit the ``timeout`` watchdog waits before it kills the group."""
 _CHUNK = 65536
 _POLL_S = 0.02
-"""How often to check whether the command has exited while a leftover child holds its pipes."""
+"""How often to check whether the command has exited, where there is no pidfd to wait on."""
 
 
 def opt_dir() -> str:
@@ -91,8 +91,7 @@ def run_limited(
         return _result(code, b"", f"{argv[0]}: {e.strerror}\n".encode(), False, False)
     deadline = time.monotonic() + timeout_s
     try:
-        out, err, truncated = _read(proc, deadline, max_output)
-        finished = _wait_unreaped(proc.pid, deadline)
+        out, err, truncated, finished = _collect(proc, deadline, max_output)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)  # the leader is not reaped yet: the id is ours
         status = proc.wait()
@@ -124,48 +123,55 @@ def _watched(argv: list[str], timeout_s: float) -> list[str]:
     return [watchdog, "--signal=KILL", f"{timeout_s + _WATCHDOG_GRACE_S:.3f}", *argv]
 
 
-def _read(
+def _collect(
     proc: subprocess.Popen[bytes], deadline: float, max_output: int
-) -> tuple[bytes, bytes, bool]:
-    """The first ``max_output`` bytes of stdout and stderr, read until both close, the
-    leader exits (then any child still holding them is killed), or ``deadline``."""
+) -> tuple[bytes, bytes, bool, bool]:
+    """(stdout, stderr, truncated, exited): the first ``max_output`` bytes of each stream,
+    read until the leader has exited and both streams are closed, or until ``deadline``.
+    Once the leader exits, its group is killed, so children left holding the pipes die."""
     assert proc.stdout is not None and proc.stderr is not None
     kept = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
-    truncated = False
+    truncated = exited = False
+    pidfd = _pidfd(proc.pid)
     with selectors.DefaultSelector() as sel:
         for fd in kept:
             sel.register(fd, selectors.EVENT_READ)
-        while sel.get_map():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            ready = sel.select(min(left, _POLL_S))
-            for key, _ in ready:
-                chunk = os.read(key.fd, _CHUNK)
-                if not chunk:
-                    sel.unregister(key.fd)
-                    continue
-                buf = kept[key.fd]
-                room = max_output - len(buf)
-                truncated |= len(chunk) > room
-                buf += chunk[: max(room, 0)]
-            if _exited(proc.pid):
-                # A child left behind holds the pipes: end the group, then drain to EOF.
-                os.killpg(proc.pid, signal.SIGKILL)
+        if pidfd is not None:  # readable when the leader exits: no polling delay
+            sel.register(pidfd, selectors.EVENT_READ)
+        try:
+            while True:
+                if not exited and _exited(proc.pid):
+                    exited = True
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    if pidfd is not None:
+                        sel.unregister(pidfd)
+                left = deadline - time.monotonic()
+                if (exited and not any(fd in sel.get_map() for fd in kept)) or left <= 0:
+                    break
+                for key, _ in sel.select(min(left, _POLL_S)):
+                    if key.fd not in kept:
+                        continue  # the pidfd: the leader's exit is checked above
+                    chunk = os.read(key.fd, _CHUNK)
+                    if not chunk:
+                        sel.unregister(key.fd)
+                        continue
+                    buf = kept[key.fd]
+                    room = max_output - len(buf)
+                    truncated |= len(chunk) > room
+                    buf += chunk[: max(room, 0)]
+        finally:
+            if pidfd is not None:
+                os.close(pidfd)
     out, err = kept.values()
-    return bytes(out), bytes(err), truncated
+    return bytes(out), bytes(err), truncated, exited
 
 
-def _wait_unreaped(pid: int, deadline: float) -> bool:
-    """Whether ``pid`` exits by ``deadline`` (it stays unreaped)."""
-    pause = 0.001
-    while not _exited(pid):
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return False
-        time.sleep(min(left, pause))
-        pause = min(2 * pause, _POLL_S)
-    return True
+def _pidfd(pid: int) -> int | None:
+    """A file descriptor that becomes readable when ``pid`` exits (Linux 5.3+), else None."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
 
 
 def _exited(pid: int) -> bool:
