@@ -94,7 +94,7 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def _whole(old: str) -> re.Pattern[str]:
+def whole_names(old: str) -> re.Pattern[str]:
     """``old`` as whole identifiers: not inside a longer name."""
     head = r"(?<![A-Za-z0-9_])" if re.match(r"\w", old) else ""
     tail = r"(?![A-Za-z0-9_])" if re.search(r"\w$", old) else ""
@@ -225,7 +225,7 @@ class Backend:
         text = self._read(path)
         if not isinstance(old, str) or not old or not isinstance(new, str):
             raise BackendError("old must be non-empty text and new text")
-        pattern = _whole(old)
+        pattern = whole_names(old)
         found = len(pattern.findall(text))
         if not found:
             raise BackendError(f"{old!r} does not occur in {path} (as a whole name)")

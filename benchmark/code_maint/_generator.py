@@ -90,8 +90,11 @@ def _value(site: Site, args: str, version: str) -> Any:
     return eval(f"f({args})", scope)
 
 
-def _replace(path: str, old: str, new: str) -> ToolCall:
-    return ToolCall(name="replace_in_file", arguments={"path": path, "old": old, "new": new})
+def _replace(path: str, old: str, new: str, occurrences: int = 1) -> ToolCall:
+    """The edit, canonically: every occurrence when there are several, else the one (so its
+    effect key says whether replacing only the first would have been the same edit)."""
+    arguments = {"path": path, "old": old, "new": new, "all_occurrences": occurrences > 1}
+    return ToolCall(name="replace_in_file", arguments=arguments)
 
 
 def _project(rng: np.random.Generator) -> _Project:
@@ -106,35 +109,36 @@ def _project(rng: np.random.Generator) -> _Project:
     return _Project(rng, package, modules, settings)
 
 
-def _place(p: _Project, sites: list[Site], files: int) -> list[str]:
-    """Put ``sites`` into the first ``files`` modules (round robin); the modules' paths."""
+def _place(p: _Project, sites: list[Site], files: int) -> dict[str, int]:
+    """Put ``sites`` into the first ``files`` modules (round robin); the modules' paths and
+    how many sites each got."""
     targets = list(p.modules)[:files]
     for k, site in enumerate(sites):
         p.modules[targets[k % files]].insert(0, (site, _pick(p.rng, site.args)))
-    return [f"{p.package}/{m}.py" for m in targets]
+    return {f"{p.package}/{m}.py": len(sites[k::files]) for k, m in enumerate(targets)}
 
 
 def _call_sites(p: _Project, table: dict[str, str]) -> _Plan:
     old = _pick(p.rng, tuple(table))
     count = 1 + int(p.rng.integers(MAX_SITES))
     sites = [TARGETS[old][int(i)] for i in p.rng.permutation(len(TARGETS[old]))[:count]]
-    files = 2 if count > 1 and p.rng.random() < 0.5 else 1
-    paths = _place(p, sites, files)
-    calls = tuple(_replace(path, old, table[old]) for path in paths)
-    return _Plan({"old": old, "package": p.package, "module": paths[0]}, calls)
+    files = 2 if count > 1 and p.rng.random() < 0.75 else 1
+    placed = _place(p, sites, files)
+    calls = tuple(_replace(path, old, table[old], n) for path, n in placed.items())
+    return _Plan({"old": old, "package": p.package}, calls)
 
 
 def _test_repair(p: _Project) -> _Plan:
     api = _pick(p.rng, lib.BEHAVIOUR_CHANGED)
     site = _pick(p.rng, TARGETS[api])
     (path,) = _place(p, [site], 1)
-    args = p.modules[path.split("/")[1][:-3]][0][1]
-    old, new = _value(site, args, lib.OLD_VERSION), _value(site, args, lib.NEW_VERSION)
     module = path.split("/")[1][:-3]
+    args = p.modules[module][0][1]
+    old, new = _value(site, args, lib.OLD_VERSION), _value(site, args, lib.NEW_VERSION)
     test_path = f"tests/test_{module}.py"
     return _Plan(
         {"test": f"test_{site.name}", "api": api, "package": p.package, "path": test_path},
-        (_replace(test_path, old, new),),
+        (_replace(test_path, repr(old), repr(new)),),  # quoted: the input may hold the text
     )
 
 

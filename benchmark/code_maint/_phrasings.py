@@ -1,9 +1,9 @@
 """How each kind of code-maintenance task is asked: two phrasings per kind, each opening with
 the ticket number (``number``: unique per split and index).
 
-Slots per kind: ``old`` (the library function as 1.4 named it), ``package``, ``module`` (a
-module calling it), ``test`` (a failing test's name), ``api`` (the function whose behaviour
-changed), ``path`` (the file to change) and ``key`` (a settings key 2.0 renamed).
+Slots per kind: ``old`` (the library function as 1.4 named it), ``package``, ``test`` (a
+failing test's name), ``api`` (the function whose behaviour changed), ``path`` (the file to
+change) and ``key`` (a settings key 2.0 renamed).
 """
 
 from __future__ import annotations

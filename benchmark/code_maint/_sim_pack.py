@@ -85,8 +85,8 @@ KINDS = (
         {
             "test": Slot("text", stated=r"`(test_\w+)`"),
             "path": Slot("text", derive=_failure("path")),
-            "old": Slot("text", derive=_failure("message", r"!= '([^'\n]*)'")),
-            "new": Slot("text", derive=_failure("message", r"Error: '([^'\n]*)' !=")),
+            "old": Slot("text", derive=_failure("message", r"!= ('[^'\n]*')")),
+            "new": Slot("text", derive=_failure("message", r"Error: ('[^'\n]*') !=")),
             "all": _EVERY,
         },
         (Step("replace", _EDIT, core=True),),

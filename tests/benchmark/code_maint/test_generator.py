@@ -10,6 +10,7 @@ import pytest
 
 from benchmark import BenchmarkError
 from benchmark.code_maint import CALL_KINDS, KINDS, CodeMaintenance
+from benchmark.code_maint._backend import whole_names
 from benchmark.code_maint._phrasings import PHRASINGS
 from benchmark.code_maint._planted import targets
 
@@ -62,6 +63,17 @@ def test_call_site_tasks_spread_over_one_to_three_sites_in_one_or_two_files() ->
         shapes.add((sum(sites.values()), len(sites)))
     assert {n for n, _ in shapes} == {1, 2, 3}
     assert {f for _, f in shapes} == {1, 2}
+
+
+def test_each_reference_edit_matches_exactly_the_occurrences_it_means() -> None:
+    for task in TASKS:
+        for call in task.reference_calls:
+            args = call.arguments
+            text = task.initial_state["files"][args["path"]]
+            found = len(whole_names(args["old"]).findall(text))
+            assert found >= 1 and (found > 1) == args["all_occurrences"], (task.id, args)
+            if task.kind == "test_repair":
+                assert found == 1
 
 
 def test_projects_are_small_packages_with_a_test_per_function() -> None:

@@ -39,7 +39,7 @@ def test_an_equivalent_edit_in_other_words_passes() -> None:
     task = _task("test_repair")
     ref = task.reference_calls[0].arguments
     path, old, new = ref["path"], ref["old"], ref["new"]
-    text = task.initial_state["files"][path].replace(repr(old), f'"{new}"')  # other quotes
+    text = task.initial_state["files"][path].replace(old, f'"{new[1:-1]}"')  # other quotes
     assert _checks(task, (_call("write_file", path=path, content=text),)) == set()
 
 

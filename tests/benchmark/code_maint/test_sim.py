@@ -1,0 +1,98 @@
+"""Sim models in code maintenance through its knowledge pack alone (no engine change), run
+through the real trial path (litellm, harness, backend subprocess with real test runs,
+verifier, oracle): the pack reads every instruction as its kind, a mid model solves a fair
+share, a model certain of every skill solves every one-file task, the flipped default is
+critical for a model that misses it only, and a recipe naming the new field right beats one
+naming it wrong."""
+
+import re
+
+import pytest
+
+from benchmark.code_maint import CALL_KINDS, ENV_ID, KINDS, CodeMaintenance
+from benchmark.code_maint import interface_versions as versions
+from benchmark.code_maint._sim_pack import PACK
+from benchmark.harness import AgentArtifacts, Recipe
+from tests.benchmark.sim._experiment import run_arm, use_model
+
+SOURCE = versions()[f"{ENV_ID}@1"]
+ONE_FILE = ("test_repair", "config_migrate")
+
+
+def test_the_pack_reads_every_instruction_as_its_kind() -> None:
+    assert {k.name for k in PACK.kinds} == set(KINDS)
+    for task in CodeMaintenance().tasks("sealed", 48, 13):
+        read = next(
+            k for k in PACK.kinds if any(re.search(t, task.instruction, re.I) for t in k.triggers)
+        )
+        assert read.name == task.kind, task.instruction
+
+
+def test_the_family_serves_its_pack(registered: CodeMaintenance) -> None:
+    assert registered.sim_pack() is PACK
+    assert PACK.family == registered.id
+
+
+def test_a_mid_model_solves_a_fair_share_on_the_source_interface(
+    registered: CodeMaintenance,
+) -> None:
+    arm = run_arm("acme-2", fam=registered, interface=SOURCE, tasks=16)
+    assert {t.kind for t in arm.tasks} == set(KINDS)
+    assert 0.5 <= arm.success <= 0.9, arm.outcomes
+    assert arm.critical == 0
+
+
+def test_a_model_certain_of_every_skill_solves_every_task_in_one_file(
+    registered: CodeMaintenance, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = use_model(monkeypatch, "maint-certain")
+    arm = run_arm(model, fam=registered, interface=SOURCE, tasks=16)
+    for task, result in zip(arm.tasks, arm.results, strict=True):
+        one_file = len(task.reference_calls) == 1
+        assert result.outcome.value == ("success" if one_file else "failure"), result.verifier
+
+
+def test_the_flipped_default_is_critical_for_a_model_that_misses_it_only(
+    registered: CodeMaintenance, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    changed = versions()[f"{ENV_ID}@2-default"]
+    misser = use_model(monkeypatch, "maint-misser", read_conventions=0.0, recover=0.0)
+    reader = use_model(monkeypatch, "maint-reader")
+    missed = run_arm(misser, fam=registered, interface=changed, tasks=8, kinds=CALL_KINDS)
+    read = run_arm(reader, fam=registered, interface=changed, tasks=8, kinds=CALL_KINDS)
+    several = [any(c.arguments["all_occurrences"] for c in t.reference_calls) for t in missed.tasks]
+    assert any(several) and not all(several)
+    assert [r.outcome.value == "critical" for r in missed.results] == several
+    (op,) = changed.ops
+    assert {f.operator for r in missed.results for f in r.critical} == {op.describe()}
+    assert read.critical == 0, read.outcomes
+    for many, m, r in zip(several, missed.results, read.results, strict=True):
+        if not many:  # one occurrence per file: the first is all of them
+            assert m.outcome == r.outcome
+
+
+def _recipe(path_field: str) -> AgentArtifacts:
+    text = (
+        "1. Fix what a dependency upgrade broke with replace_in_file: "
+        f"{path_field} is the file to edit, then old and new names as the changelog gives them."
+    )
+    return AgentArtifacts(recipes=(Recipe(name="dependency-updates", text=text),))
+
+
+def test_a_recipe_naming_the_new_field_right_beats_one_naming_it_wrong(
+    registered: CodeMaintenance, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    renamed = versions()[f"{ENV_ID}@2-rename"]
+    model = use_model(
+        monkeypatch, "maint-rememberer", read_schema=0.0, recover=0.0, follows=("numbered",)
+    )
+
+    def arm(artifacts: AgentArtifacts) -> float:
+        run = run_arm(
+            model, fam=registered, interface=renamed, tasks=6, kinds=ONE_FILE, artifacts=artifacts
+        )
+        return run.success
+
+    assert arm(AgentArtifacts()) == 0.0  # it sends the field it remembers: 'path'
+    assert arm(_recipe("file_path")) == 1.0
+    assert arm(_recipe("target_path")) == 0.0
