@@ -11,6 +11,7 @@ from typing import Any, Literal
 import rfc8785
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from adapt._access import AccessLog
 from adapt._meter import Cost
 from drift import write_atomic
 from submissions import Bundle, write_bundle
@@ -115,6 +116,31 @@ class AdaptedBundle(BaseModel):
     def record_digest(self) -> str:
         """SHA-256 of the record's canonical JSON (for the ledger)."""
         return hashlib.sha256(rfc8785.dumps(self.record())).hexdigest()
+
+    def ledger_payload(self, log: AccessLog) -> dict[str, Any]:
+        """What the ledger records for this adaptation: hashes of the parent, the adapted
+        bundle, the record and the access ``log``, the cost in whole units (milliseconds for
+        seconds: no floats), and the log's count of refused reads."""
+        c = self.cost
+        return {
+            "v": 1,
+            "target": self.target,
+            "parent": self.parent,
+            "adapted": self.hash,
+            "procedure": self.procedure,
+            "record": self.record_digest(),
+            "access_log": log.digest(),
+            "reads": len(log.entries),
+            "refused_reads": len(log.refused()),
+            "cost": {
+                "calls": c.calls,
+                "prompt_tokens": c.prompt_tokens,
+                "completion_tokens": c.completion_tokens,
+                "milliseconds": round(c.seconds * 1000),
+                "human_minutes": c.human_minutes,
+                "refused_calls": c.refused,
+            },
+        }
 
     def write(self, out_dir: Path) -> Path:
         """Write ``<hash>.json`` (the packed bundle) and ``<hash>.record.json`` to ``out_dir``;

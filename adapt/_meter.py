@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from adapt.errors import AdaptError, BudgetExceeded
 from benchmark import load_litellm
+from conditions import Adaptation
 
 
 class Budget(BaseModel):
@@ -29,6 +30,16 @@ class Budget(BaseModel):
     calls: int = Field(ge=0, description="Model calls.")
     seconds: float = Field(ge=0, description="Wall-clock seconds from the gateway's start.")
     human_minutes: int = Field(default=0, ge=0, description="Declared human minutes allowed.")
+
+    @classmethod
+    def from_spec(cls, adaptation: Adaptation) -> Budget:
+        """The budget a cycle spec's ``adaptation`` block sets."""
+        return cls(
+            tokens=adaptation.budget_tokens,
+            calls=adaptation.budget_calls,
+            seconds=adaptation.budget_seconds,
+            human_minutes=adaptation.human_minutes,
+        )
 
 
 class Cost(BaseModel):

@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+import rfc8785
 from pydantic import ValidationError
 
-from adapt import AdaptedBundle, Cost, artifact_diff
+from adapt import AccessLog, AdaptedBundle, Cost, artifact_diff
 from submissions import ArtifactEntry, Bundle, load_bundle, reference_bundles
 
 RECIPE = next(b for b in reference_bundles() if b.manifest.name == "prompt-recipe")
@@ -66,3 +67,17 @@ def test_the_parent_must_be_a_bundle_hash() -> None:
         AdaptedBundle(
             parent="not-a-hash", target="c", procedure="p", bundle=RECIPE, cost=Cost(), diff=()
         )
+
+
+def test_the_ledger_payload_is_canonical_json_of_hashes_and_whole_numbers() -> None:
+    log = AccessLog()
+    log.record("task", "support_ops/adapt/0000-x", "0" * 64)
+    log.record("task", "support_ops/sealed/0000-y", "1" * 64, allowed=False, reason="sealed")
+    cost = Cost(calls=3, prompt_tokens=10, completion_tokens=5, seconds=1.2345)
+    record = AdaptedBundle.make(RECIPE, RECIPE, target="c-x", procedure="p", cost=cost)
+    payload = record.ledger_payload(log)
+    rfc8785.dumps(payload)  # what Ledger.append requires
+    assert payload["access_log"] == log.digest() and payload["record"] == record.record_digest()
+    assert (payload["reads"], payload["refused_reads"]) == (2, 1)
+    assert payload["cost"]["milliseconds"] == 1234 and payload["adapted"] == RECIPE.hash
+    assert not [v for v in payload["cost"].values() if isinstance(v, float)]

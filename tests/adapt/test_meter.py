@@ -10,7 +10,7 @@ import pytest
 
 from adapt import Budget, BudgetExceeded, MeteredGateway
 from benchmark import ModelCallFailed, Usage, complete
-from tests.adapt._helpers import Writer, install_writer
+from tests.adapt._helpers import SPEC, Writer, install_writer
 
 MESSAGES = [{"role": "user", "content": "Say something short."}]
 
@@ -133,3 +133,13 @@ def test_tokens_are_counted_offline_when_the_response_reports_none(
     g.complete(model, MESSAGES)
     cost = g.cost()
     assert cost.prompt_tokens > 0 and cost.completion_tokens > 0
+
+
+def test_the_budget_is_the_cycle_specs() -> None:
+    budget = Budget.from_spec(SPEC.adaptation)
+    assert (budget.tokens, budget.calls, budget.seconds, budget.human_minutes) == (
+        SPEC.adaptation.budget_tokens,
+        SPEC.adaptation.budget_calls,
+        SPEC.adaptation.budget_seconds,
+        SPEC.adaptation.human_minutes,
+    )
