@@ -291,3 +291,33 @@ def test_the_workdir_may_be_the_scratch_tmp() -> None:
         assert r.ok and r.stdout == b"/tmp\n65534\nx"
 
     in_docker(check, workdir="/tmp")
+
+
+def test_the_image_holds_scripts_sandbox_image_at_opt_vwt_read_only() -> None:
+    source = Path(__file__).parents[2] / "scripts" / "sandbox-image"
+    want = {
+        str(p.relative_to(source)): p.read_bytes()
+        for p in sorted(source.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    listing = (
+        "import os, sys\n"
+        "root = os.environ['VWT_SANDBOX_OPT']\n"
+        "for d, _, files in os.walk(root):\n"
+        "    for f in files:\n"
+        "        p = os.path.join(d, f)\n"
+        "        print(os.path.relpath(p, root), os.stat(p).st_uid, open(p, 'rb').read().hex())\n"
+    )
+
+    async def check(sb: DockerSandbox) -> None:
+        r = await sb.exec(["python3", "-c", listing])
+        assert r.ok, r.stderr
+        rows = [line.split(" ") for line in r.stdout.decode().splitlines()]
+        got = {path: bytes.fromhex(data) for path, _, data in rows}
+        assert got == want, "the image is stale: run `make sandbox`"
+        assert {uid for _, uid, _ in rows} == {"0"}
+        assert (await sb.exec(["sh", "-c", "echo $VWT_SANDBOX_OPT"])).stdout == b"/opt/vwt\n"
+        for path in ("/opt/vwt/README.txt", "/opt/vwt/new"):
+            assert not (await sb.exec(["sh", "-c", f"echo x >> {path}"])).ok, path
+
+    in_docker(check)
