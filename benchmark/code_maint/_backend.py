@@ -30,7 +30,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 LIBRARY = "acmelib"
-TEST_TIMEOUT_S = 20.0
+TEST_TIMEOUT_S = 10.0
 COMMAND_TIMEOUT_S = 20.0
 MAX_OUTPUT = 16384
 MAX_FILE_BYTES = 65536
