@@ -61,7 +61,8 @@ def run_limited(
     ``env`` is set on top of this process's environment. Returns ``{"exit", "stdout",
     "stderr", "timed_out", "truncated"}``: ``exit`` is the exit status, 128 + the signal
     number when a signal killed the command (137 at the time limit), 127 when the program
-    does not exist and 126 when it cannot be executed; ``stdout``/``stderr`` are the first
+    does not exist and 126 when it cannot be executed or started (``stderr`` says why, e.g.
+    no process left under the pid limit); ``stdout``/``stderr`` are the first
     ``max_output`` bytes of each, decoded as UTF-8 (bad bytes replaced); ``truncated`` says
     whether either stream was longer. Raises ValueError for an empty ``argv`` or a limit
     that is not positive, NotADirectoryError when ``cwd`` is not a directory.
@@ -86,7 +87,7 @@ def run_limited(
             stderr=subprocess.PIPE,
             start_new_session=True,
         )
-    except (FileNotFoundError, PermissionError) as e:
+    except OSError as e:  # e.g. no process left under the sandbox's pid limit
         code = 127 if isinstance(e, FileNotFoundError) else 126
         return _result(code, b"", f"{argv[0]}: {e.strerror}\n".encode(), False, False)
     deadline = time.monotonic() + timeout_s

@@ -4,6 +4,7 @@ the contract a family backend imports it by (beside the backend server, in both 
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -74,6 +75,18 @@ def test_missing_and_unexecutable_programs_answer_as_a_shell_would(tmp_path: Pat
     assert "no-such-program-vwt" in str(missing["stderr"])
     assert_result(run_limited(["./absent"], str(tmp_path), 10), 127)
     assert_result(run_limited(["./script.sh"], str(tmp_path), 10), 126)
+
+
+def test_a_command_that_cannot_be_started_is_reported_not_raised(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def no_fork(*args: object, **kwargs: object) -> None:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(subprocess, "Popen", no_fork)
+    r = run_limited(["true"], str(tmp_path), 10)
+    assert_result(r, 126)
+    assert r["stderr"] == "true: Resource temporarily unavailable\n"
 
 
 def test_bad_arguments_raise(tmp_path: Path) -> None:
