@@ -90,7 +90,12 @@ class LocalSandbox(Sandbox):
     ) -> ExecResult:
         """Run ``cmd`` in the working directory; kill its process group at ``timeout``."""
         return await run_to_end(
-            cmd, input=input, timeout=timeout, cwd=str(self.workdir), env=self._env()
+            cmd,
+            input=input,
+            timeout=timeout,
+            cwd=str(self.workdir),
+            env=self._env(),
+            max_output=self.max_output,
         )
 
     async def spawn(self, cmd: list[str]) -> asyncio.subprocess.Process:

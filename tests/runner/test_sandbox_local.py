@@ -96,6 +96,18 @@ def test_timeout_kills_the_command_and_its_children_and_keeps_partial_output() -
     in_sandbox(check)
 
 
+def test_exec_keeps_at_most_max_output_of_a_flood(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(LocalSandbox, "max_output", 1000)
+
+    async def check(sb: LocalSandbox) -> None:
+        flood = await sb.exec(["yes"], timeout=1)
+        assert flood.timed_out and flood.truncated and flood.stdout == b"y\n" * 500
+        short = await sb.exec(["sh", "-c", "printf 12345; printf abc >&2"])
+        assert (short.stdout, short.stderr, short.truncated) == (b"12345", b"abc", False)
+
+    in_sandbox(check)
+
+
 def test_files_resolve_inside_the_workdir() -> None:
     async def check(sb: LocalSandbox) -> None:
         await sb.write_file("a/b/c.txt", b"data")
