@@ -19,7 +19,8 @@ _PATH = {"path": 3, "file": 3}
 
 ACTIONS = {
     "list": Action({"list": 3, "files": 2}, {}),
-    "read": Action({"read": 3, "file": 2}, {"path": _PATH}),
+    "read": Action({"read": 2, "file": 2}, {"path": _PATH}),
+    "write": Action({"write": 3, "create": 1, "overwrite": 1}, {}),
     "search": Action({"search": 3, "find": 1, "code": 1}, {"old": {"query": 3, "text": 1}}),
     "changelog": Action(
         {"changelog": 3, "dependency": 1, "migration": 1},
