@@ -11,6 +11,7 @@ from adapt._access import (
 )
 from adapt._bundle import AdaptedBundle, ArtifactDiff, artifact_diff
 from adapt._command import OUTPUT, command_procedure
+from adapt._declared import declared_procedures
 from adapt._human import KIT_FILE, export_kit, import_adapted
 from adapt._leak import (
     NGRAM,
@@ -61,6 +62,7 @@ __all__ = [
     "adapt_bundle",
     "artifact_diff",
     "command_procedure",
+    "declared_procedures",
     "default_procedures",
     "export_kit",
     "import_adapted",

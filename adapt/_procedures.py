@@ -289,8 +289,7 @@ _BY_KIND = {
 
 
 def default_procedures(bundle: Bundle) -> list[str]:
-    """The built-in procedures that apply to ``bundle``'s artifact kinds (its manifest does
-    not declare a procedure yet), in artifact order."""
+    """The built-in procedures that apply to ``bundle``'s artifact kinds, in artifact order."""
     return list(dict.fromkeys(_BY_KIND[a.kind] for a in bundle.manifest.artifacts))
 
 

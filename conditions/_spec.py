@@ -156,6 +156,11 @@ class Adaptation(_Spec):
     budget_calls: int = Field(ge=0, description="Model calls.")
     budget_seconds: int = Field(ge=0, description="Wall-clock seconds.")
     human_minutes: int = Field(ge=0, description="Declared human minutes allowed.")
+    sample_tasks: int = Field(
+        default=8,
+        ge=1,
+        description="Tasks of each target family's adaptation split an adaptation may read.",
+    )
 
 
 class CycleSpec(_Spec):

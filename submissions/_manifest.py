@@ -9,7 +9,16 @@ from pathlib import PurePosixPath
 from typing import Annotated, Any, Literal
 
 import rfc8785
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from submissions._limits import MAX_ARTIFACTS, MAX_MANIFEST_BYTES, MAX_PATH_CHARS, LimitExceeded
 from submissions._text import check_text
@@ -79,6 +88,31 @@ class ArtifactEntry(BaseModel):
         return str(p)
 
 
+AdaptationProcedure = Literal["rebind-skills", "rewrite-recipes", "refresh-episodes"]
+"""A built-in adaptation procedure a bundle may declare (see docs/adaptation.md)."""
+
+
+class AdaptationDeclaration(BaseModel):
+    """How the submitter asks for the bundle to be adapted to each target: built-in procedures
+    run in order, and/or the submitter's own command (argv, run in the sandbox with only the
+    adaptation kit mounted)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    procedures: tuple[AdaptationProcedure, ...] = Field(
+        default=(), description="Built-in procedures, run in this order."
+    )
+    command: tuple[Line, ...] = Field(
+        default=(), description="The submitter's own adaptation command (argv), run last."
+    )
+
+    @model_validator(mode="after")
+    def _distinct(self) -> AdaptationDeclaration:
+        if dupes := _duplicates(list(self.procedures)):
+            raise ValueError(f"procedures listed twice: {', '.join(dupes)}")
+        return self
+
+
 def _duplicates(values: list[str]) -> list[str]:
     """The values that occur more than once, sorted (linear in ``values``)."""
     return sorted(v for v, n in Counter(values).items() if n > 1)
@@ -102,6 +136,12 @@ class BundleManifest(BaseModel):
         description=f"Artifacts (at most {MAX_ARTIFACTS}); empty for a no-artifact submission.",
     )
 
+    adaptation: AdaptationDeclaration | None = Field(
+        default=None,
+        description="How to adapt the bundle in the adapted phase; without it, the built-in "
+        "procedures that fit its artifact kinds.",
+    )
+
     @field_validator("artifacts", mode="before")
     @classmethod
     def _not_too_many(cls, v: Any) -> Any:
@@ -123,6 +163,15 @@ class BundleManifest(BaseModel):
                 f"{MAX_MANIFEST_BYTES:,}"
             )
         return self
+
+    @model_serializer(mode="wrap")
+    def _without_absent_adaptation(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A manifest without an adaptation declaration serialises as before the field existed,
+        # so bundle hashes made then are unchanged.
+        data: dict[str, Any] = handler(self)
+        if data.get("adaptation") is None:
+            data.pop("adaptation", None)
+        return data
 
     def canonical(self) -> bytes:
         """RFC 8785 canonical JSON of the manifest (as it is stored inside the bundle)."""

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from submissions import BundleManifest
+from submissions import Bundle, BundleManifest, reference_bundles
+from submissions._manifest import AdaptationDeclaration
 
 
 def _manifest(**changes: Any) -> dict[str, Any]:
@@ -92,3 +93,46 @@ def test_ordinary_artifact_paths_are_accepted(path: str) -> None:
 @pytest.mark.parametrize("v", [2, 2**60, "1"])
 def test_only_format_version_1_is_read(v: Any) -> None:
     assert_refused(_manifest(v=v), "v")
+
+
+# --- the adaptation declaration ----------------------------------------------------------
+PLAYBOOK_HASH = "842fc99e3b2f800f75ee13fcead99b89b82b87f4a81500cd831dd8c086146faf"
+"""The hash of a one-recipe bundle made before manifests could declare an adaptation."""
+
+
+def _playbook(**changes: Any) -> Bundle:
+    manifest = BundleManifest.model_validate(_manifest(**changes))
+    return Bundle(manifest=manifest, files={"playbook.md": "Refund carefully.\n"})
+
+
+def test_a_manifest_without_a_declaration_hashes_as_before_the_field() -> None:
+    bundle = _playbook()
+    assert bundle.manifest.adaptation is None
+    assert b"adaptation" not in bundle.canonical()
+    assert bundle.hash == PLAYBOOK_HASH
+    for reference in reference_bundles():
+        assert b'"adaptation"' not in reference.canonical()
+
+
+def test_a_declared_adaptation_is_kept_and_changes_the_hash() -> None:
+    declared = {"procedures": ["rewrite-recipes"], "command": ["python3", "adapt.py"]}
+    bundle = _playbook(adaptation=declared)
+    assert bundle.manifest.adaptation == AdaptationDeclaration(
+        procedures=("rewrite-recipes",), command=("python3", "adapt.py")
+    )
+    assert bundle.hash != PLAYBOOK_HASH
+    again = Bundle.model_validate_json(bundle.canonical())
+    assert again.manifest.adaptation == bundle.manifest.adaptation
+
+
+@pytest.mark.parametrize(
+    ("declared", "word"),
+    [
+        ({"procedures": ["rebind"]}, "rebind-skills"),
+        ({"procedures": ["rebind-skills", "rebind-skills"]}, "listed twice"),
+        ({"command": ["python3\n"]}, "command"),
+        ({"procedures": [], "how": "by hand"}, "how"),
+    ],
+)
+def test_a_malformed_declaration_is_refused(declared: dict[str, Any], word: str) -> None:
+    assert_refused(_manifest(adaptation=declared), "adaptation", word)
