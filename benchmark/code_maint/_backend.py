@@ -1,12 +1,13 @@
 """The canonical code-maintenance backend. Standard library only: it also runs inside sandboxes.
 
-A session holds one project's work tree in a private directory (under ``TMPDIR``, the
-sandbox's own temporary directory), removed when the session ends. The project's tests, build
-checks and allow-listed commands run as child processes with a time limit and an output cap
-(``run_limited`` of ``benchmark/_sandbox_exec.py``), with the library version the project pins
-on their path; the library versions live in the sandbox image's library directory
-(``opt_dir()/lib``: ``/opt/vwt/lib`` in Docker, the repository's ``scripts/sandbox-image/lib``
-in a local sandbox and in-process).
+A session holds one project's work tree in a private directory under the sandbox's temporary
+directory (``TMPDIR``: ``tmp/`` in a local sandbox's working directory, the container's
+``/tmp`` tmpfs in Docker), at most ``MAX_TREE_BYTES``, removed when the session ends. The
+project's tests, build checks and allow-listed commands run as child processes with a time
+limit and an output cap (``run_limited`` of ``benchmark/_sandbox_exec.py``), with the library
+version the project pins on their path; the library versions live in the sandbox image's
+library directory (``opt_dir()/lib``: ``/opt/vwt/lib`` in Docker, the repository's
+``scripts/sandbox-image/lib`` in a local sandbox and in-process).
 
 ``dump()`` runs the tests and the build check itself and reports what it saw: file digests,
 per-test outcomes, compile errors, the library functions each module calls, the settings and
@@ -34,6 +35,9 @@ TEST_TIMEOUT_S = 10.0
 COMMAND_TIMEOUT_S = 20.0
 MAX_OUTPUT = 16384
 MAX_FILE_BYTES = 65536
+MAX_TREE_BYTES = 1 << 20
+"""What a session's work tree may hold in all (a project is tens of KiB): sessions of a batch
+share the sandbox's temporary directory."""
 ALLOWED_MODULES = ("unittest", "compileall")
 """``python3 -m <module>`` commands ``run_command`` accepts."""
 
@@ -238,6 +242,9 @@ class Backend:
             raise BackendError(f"content must be text of at most {MAX_FILE_BYTES} bytes")
         target = self._path(path)
         existed = target.is_file()
+        others = sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file() and p != target)
+        if others + len(content.encode()) > MAX_TREE_BYTES:
+            raise BackendError(f"the project would exceed {MAX_TREE_BYTES} bytes")
         self._write(target, content)
         return {"path": path, "created": not existed, "bytes": len(content.encode())}
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from benchmark.code_maint import CodeMaintenance
-from benchmark.code_maint._backend import Backend, BackendError
+from benchmark.code_maint._backend import MAX_FILE_BYTES, MAX_TREE_BYTES, Backend, BackendError
 
 FAM = CodeMaintenance()
 TASK = next(t for t in FAM.tasks("dev", 8, 0) if t.kind == "rename_call")
@@ -120,6 +120,15 @@ def test_the_dump_reports_builds_tests_calls_settings_and_pins(backend: Backend)
     }
     assert dump["lib_calls"][PATH] == {}  # it no longer parses
     assert not list(Path(backend.root).rglob("__pycache__"))
+
+
+def test_a_work_tree_cannot_grow_past_its_cap(backend: Backend) -> None:
+    chunk = "x" * MAX_FILE_BYTES
+    with pytest.raises(BackendError, match="exceed"):
+        for i in range(MAX_TREE_BYTES // MAX_FILE_BYTES + 1):
+            backend.call("write_file", {"path": f"junk/{i}.txt", "content": chunk})
+    assert sum(p.stat().st_size for p in backend.root.rglob("*") if p.is_file()) <= MAX_TREE_BYTES
+    backend.call("write_file", {"path": "junk/0.txt", "content": "small"})  # overwriting is fine
 
 
 def test_an_unknown_library_version_is_refused(backend: Backend) -> None:
