@@ -32,6 +32,12 @@ from conditions.errors import ConditionsError
 STATE_EVENT = "cycle.state"
 """Ledger kind of a state transition."""
 
+ADAPTATION_EVENT = "adaptation.recorded"
+"""Ledger kind of one submission's adaptation to one target (``vwt adapt``); its payload
+names the frozen ``parent`` bundle hash, the ``target`` id and the ``adapted`` bundle hash."""
+_SUBMISSION_EVENT = "submission.received"
+"""``submissions.SUBMISSION_EVENT`` (the submissions package builds on this one)."""
+
 _COUNTS = ("expected", "valid", "invalid", "missing", "unexpected")
 """Accounting counts a ``run.<phase>`` ledger entry must carry."""
 
@@ -196,6 +202,8 @@ class Cycle:
         as ``"override": "opens_at"``). 'adaptation' needs the last ``run.frozen`` ledger entry
         to account for every planned trial (none missing or unexpected) with none invalid;
         ``accept_invalid`` lets invalid trials through, recorded with their count.
+        'adapted_run' needs an ``adaptation.recorded`` ledger entry for every submission ×
+        committed target (``vwt adapt``).
         """
         target = _as_state(state)
         if target in GUARDED:
@@ -223,6 +231,8 @@ class Cycle:
                     f"{self.home} --override-window` (recorded in the ledger)",
                 )
             return {"override": "opens_at", "opens_at": self.spec.opens_at}
+        if target == CycleState.adapted_run:
+            return self._require_adapted()
         if target == CycleState.adaptation:
             return self._require_run(
                 "frozen",
@@ -230,6 +240,26 @@ class Cycle:
                 f"`vwt cycle advance adaptation --home {self.home} --accept-invalid`",
             )
         return {}
+
+    def adaptations(self) -> dict[tuple[str, str], LedgerEntry]:
+        """The recorded adaptation of each (parent bundle hash, target id)."""
+        return {
+            (e.payload["parent"], e.payload["target"]): e
+            for e in self.ledger.entries(ADAPTATION_EVENT)
+        }
+
+    def _require_adapted(self) -> dict[str, Any]:
+        """Refuse 'adapted_run' until every submission is adapted to every committed target."""
+        parents = [e.payload["bundle_hash"] for e in self.ledger.entries(_SUBMISSION_EVENT)]
+        pairs = {(p, t.id) for p in parents for t in self.targets()} if parents else set()
+        missing = pairs - self.adaptations().keys()
+        if missing:
+            raise ConditionsError(
+                f"{len(missing)} of {len(pairs)} submission × target adaptations of cycle "
+                f"{self.id} are not recorded",
+                f"run `vwt adapt --home {self.home}` (it resumes: recorded pairs are skipped)",
+            )
+        return {"adaptations": len(pairs)}
 
     def _require_run(self, phase: str, accept_invalid: bool, bypass: str) -> dict[str, Any]:
         """Refuse unless the last ``run.<phase>`` entry is complete and clean (see transition).

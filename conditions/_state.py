@@ -36,7 +36,9 @@ NEXT_STEP: dict[CycleState, str] = {
         "collect submissions; when they close, `vwt cycle advance frozen_run` and run them"
     ),
     CycleState.frozen_run: "when the frozen runs are final, `vwt cycle advance adaptation`",
-    CycleState.adaptation: "when adaptation is done, `vwt cycle advance adapted_run`",
+    CycleState.adaptation: (
+        "adapt every submission to every target (`vwt adapt`), then `vwt cycle advance adapted_run`"
+    ),
     CycleState.adapted_run: "when the adapted runs are final, `vwt conditions reveal`",
     CycleState.revealed: "build and publish the release (`vwt report build`)",
     CycleState.released: (

@@ -14,6 +14,7 @@ import typer
 from typer.core import TyperGroup
 
 from vwt import (
+    cmd_adapt,
     cmd_conditions,
     cmd_cycle,
     cmd_demo,
@@ -70,7 +71,7 @@ app = typer.Typer(
         "VerifiedWork Transfer: measure whether an agent system's skills, prompt recipes, "
         "trajectories and configs survive changes of model version, provider, tool interface, "
         "task family and harness.\n\n"
-        "Operators: 'cycle' and 'conditions'. Submitters: 'submissions' and 'run'. "
+        "Operators: 'cycle', 'conditions' and 'adapt'. Submitters: 'submissions' and 'run'. "
         "Researchers: 'report'. Everyone: 'demo' runs a whole release cycle offline."
     ),
     no_args_is_help=True,
@@ -82,6 +83,7 @@ app.add_typer(cmd_conditions.app, name="conditions")
 app.add_typer(cmd_drift.app, name="drift")
 app.add_typer(cmd_families.app, name="families")
 app.add_typer(cmd_submissions.app, name="submissions")
+app.add_typer(cmd_adapt.app, name="adapt")
 app.add_typer(cmd_run.app, name="run")
 app.add_typer(cmd_report.app, name="report")
 app.add_typer(cmd_sim.app, name="sim")

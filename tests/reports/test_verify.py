@@ -51,9 +51,11 @@ def small_spec(
     opens_at: str = "2000-01-01T00:00:00Z",
     closes_at: str = "2999-01-01T00:00:00Z",
 ) -> CycleSpec:
-    """The embedded default at test size (2 tasks, k = 2, 200 bootstrap resamples), open now."""
+    """The embedded default at test size (2 tasks, k = 2, 200 bootstrap resamples, adaptation
+    samples of 2 tasks), open now."""
     data = CycleSpec.load(default_cycle_spec_path()).model_dump(mode="json")
     data["evaluation"].update(tasks_per_split=2, k=2, bootstrap=200)
+    data["adaptation"].update(sample_tasks=2)
     data["cycle"] = cycle or data["cycle"]
     data.update(opens_at=opens_at, closes_at=closes_at)
     return CycleSpec.model_validate(data)

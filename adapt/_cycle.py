@@ -1,0 +1,280 @@
+"""The adapted phase of a release cycle: every submission adapted to every committed target,
+each adaptation written under ``HOME/adapted/`` and recorded in the ledger.
+
+Per submission × target: a kit of the target's adaptation sample (``adaptation.sample_tasks``
+tasks per family), a metered gateway with the cycle's budget, the procedures the bundle
+declares (or the defaults for its artifact kinds), then the checks: no served read of a sealed
+task of the cycle, and the leak gate over the frozen and the adapted artifacts. The adapted
+bundle is stored with the submissions (the adapted run loads it from there), its record and
+access log under ``HOME/adapted/``, and one ``adaptation.recorded`` ledger entry carries
+``AdaptedBundle.ledger_payload`` with the submission, the leak verdict and the sealed-read count.
+A pair with an entry is done: running again skips it.
+
+A human adaptation is the same pair in two steps: ``export_pair_kit`` hands out the kit and
+keeps its access log; ``import_pair`` records the adapted bundle with that log.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import rfc8785
+from pydantic import BaseModel, ConfigDict, Field
+
+from adapt._access import AccessLog, AdaptationKit, sealed_reads
+from adapt._bundle import AdaptedBundle
+from adapt._declared import declared_procedures
+from adapt._human import export_kit, import_adapted
+from adapt._leak import LeakReport, leak_check
+from adapt._meter import Budget, MeteredGateway
+from adapt._procedures import adapt_bundle
+from adapt.errors import AdaptError
+from benchmark import Task, family
+from conditions import Cycle, CycleState, LedgerEntry, Target
+from conditions._cycle import ADAPTATION_EVENT
+from drift import write_atomic
+from submissions import Bundle, BundleStore, submitted_bundles, write_bundle
+
+ADAPTED_DIR = "adapted"
+"""Where a cycle home keeps adapted bundles, their records and access logs."""
+
+
+class PairOutcome(BaseModel):
+    """What adapting one submission to one target did (what ``vwt adapt --json`` lists)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    submission: str = Field(description="name@version of the submission.")
+    target: str = Field(description="Keyed id of the target condition.")
+    parent: str = Field(description="The frozen bundle's hash.")
+    adapted: str = Field(description="The adapted bundle's hash (the parent's if unchanged).")
+    procedure: str = Field(description="The procedures run, joined by '+', or 'none'.")
+    changed: tuple[str, ...] = Field(description="Artifact paths the adaptation changed.")
+    cost: dict[str, int] = Field(description="Calls, tokens, milliseconds, human minutes.")
+    leak: dict[str, Any] = Field(description="The leak gate's verdict on both bundles.")
+    sealed_reads: int = Field(description="Served reads of sealed tasks (0 for a valid pair).")
+    skipped: bool = Field(description="True when it was recorded before (not run again).")
+
+
+def adapted_dir(home: Path) -> Path:
+    """``HOME/adapted``."""
+    return home / ADAPTED_DIR
+
+
+def _pair_name(parent: str, target: str) -> str:
+    return f"{target}--{parent[:16]}"
+
+
+def access_log_path(home: Path, parent: str, target: str) -> Path:
+    """Where the access log of adapting ``parent`` to ``target`` is kept."""
+    return adapted_dir(home) / "access" / f"{_pair_name(parent, target)}.json"
+
+
+def _kit_log_path(home: Path, parent: str, target: str) -> Path:
+    return adapted_dir(home) / "kits" / f"{_pair_name(parent, target)}.log.json"
+
+
+def sealed_tasks(cycle: Cycle) -> list[Task]:
+    """Every task the cycle evaluates (each evaluation condition's families and split at the
+    committed size): what no adaptation may read, or copy."""
+    size, out = cycle.spec.evaluation.tasks_per_split, {}
+    for _, condition in cycle.evaluation_conditions():
+        tf = condition.task_family
+        for fam in tf.families:
+            out.update({t.id: t for t in family(fam).tasks(tf.split, size, cycle.spec.seed)})
+    return list(out.values())
+
+
+def _permille(x: float) -> int:
+    return round(x * 1000)
+
+
+def leak_verdict(frozen: LeakReport, adapted: LeakReport) -> dict[str, Any]:
+    """The ledger's (integer) form of the leak gate over the frozen and the adapted bundle."""
+    return {
+        "flagged": frozen.flagged or adapted.flagged,
+        "threshold_permille": _permille(adapted.threshold),
+        "frozen_max_permille": _permille(frozen.max_overlap),
+        "adapted_max_permille": _permille(adapted.max_overlap),
+        "matches": sorted({m.task for m in (*frozen.matches, *adapted.matches)}),
+    }
+
+
+def _outcome(payload: dict[str, Any], record: dict[str, Any], skipped: bool) -> PairOutcome:
+    changed = tuple(d["path"] for d in record["diff"] if d["status"] != "unchanged")
+    return PairOutcome(
+        submission=payload["submission"],
+        target=payload["target"],
+        parent=payload["parent"],
+        adapted=payload["adapted"],
+        procedure=payload["procedure"],
+        changed=changed,
+        cost={k: v for k, v in payload["cost"].items() if k != "refused_calls"}
+        | {"tokens": payload["cost"]["prompt_tokens"] + payload["cost"]["completion_tokens"]},
+        leak=payload["leak"],
+        sealed_reads=payload["sealed_reads"],
+        skipped=skipped,
+    )
+
+
+def record_path(home: Path, parent: str, target: str) -> Path:
+    """Where the record (``AdaptedBundle.record``) of adapting ``parent`` to ``target`` is."""
+    return adapted_dir(home) / "records" / f"{_pair_name(parent, target)}.json"
+
+
+def read_record(home: Path, parent: str, target: str) -> dict[str, Any]:
+    """The stored record of one adaptation."""
+    data: dict[str, Any] = json.loads(record_path(home, parent, target).read_text())
+    return data
+
+
+def read_access_log(home: Path, parent: str, target: str) -> AccessLog:
+    """The stored access log of one adaptation."""
+    return AccessLog.from_json(json.loads(access_log_path(home, parent, target).read_text()))
+
+
+def record_adaptation(
+    cycle: Cycle, bundle: Bundle, adapted: AdaptedBundle, log: AccessLog, sealed: list[Task]
+) -> LedgerEntry:
+    """Check and keep one adaptation: refuse it if it read a sealed task; store the adapted
+    bundle, its record and access log; run the leak gate; append its ledger entry."""
+    read = sealed_reads(log, sealed)
+    if read:
+        raise AdaptError(
+            f"the adaptation of {bundle.manifest.name} to {adapted.target} read {len(read)} "
+            f"sealed task(s), e.g. {read[0].id}; it is not recorded",
+            "an adaptation may read only its kit's adaptation sample",
+        )
+    home = cycle.home
+    BundleStore(home).put(adapted.bundle)
+    write_bundle(adapted.bundle, adapted_dir(home) / f"{adapted.hash}.json")
+    for path, data in (
+        (record_path(home, bundle.hash, adapted.target), rfc8785.dumps(adapted.record())),
+        (access_log_path(home, bundle.hash, adapted.target), log.canonical()),
+    ):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, data)
+    leak = leak_verdict(leak_check(bundle.files, sealed), leak_check(adapted.bundle.files, sealed))
+    m = bundle.manifest
+    payload = adapted.ledger_payload(log) | {
+        "submission": f"{m.name}@{m.version}",
+        "leak": leak,
+        "sealed_reads": 0,
+    }
+    return cycle.ledger.append(ADAPTATION_EVENT, payload)
+
+
+def make_kit(cycle: Cycle, target: Target, log: AccessLog | None = None) -> AdaptationKit:
+    """The adaptation kit of ``target`` in ``cycle`` (its sample size and interfaces)."""
+    return AdaptationKit(
+        target.condition,
+        cycle_seed=cycle.spec.seed,
+        sample=cycle.spec.adaptation.sample_tasks,
+        interfaces=cycle.spec.interfaces,
+        target_id=target.id,
+        log=log,
+    )
+
+
+def adapt_cycle(
+    cycle: Cycle,
+    *,
+    sandbox: str = "auto",
+    on_pair: Callable[[PairOutcome], None] | None = None,
+) -> list[PairOutcome]:
+    """Adapt every submission to every committed target (cycle in state 'adaptation'),
+    skipping the pairs recorded already; ``on_pair`` hears of each as it is done."""
+    cycle.require_state(CycleState.adaptation, action="adapt the submissions")
+    done = cycle.adaptations()
+    sealed: list[Task] | None = None
+    out = []
+    for bundle in submitted_bundles(cycle):
+        for target in cycle.targets():
+            entry = done.get((bundle.hash, target.id))
+            if entry is None:
+                sealed = sealed if sealed is not None else sealed_tasks(cycle)
+                kit = make_kit(cycle, target)
+                gateway = MeteredGateway(Budget.from_spec(cycle.spec.adaptation))
+                steps = declared_procedures(bundle, sandbox=sandbox)
+                adapted = adapt_bundle(bundle, kit, gateway, steps)
+                entry = record_adaptation(cycle, bundle, adapted, kit.log, sealed)
+            record = read_record(cycle.home, bundle.hash, target.id)
+            outcome = _outcome(entry.payload, record, skipped=(bundle.hash, target.id) in done)
+            if on_pair is not None:
+                on_pair(outcome)
+            out.append(outcome)
+    return out
+
+
+def find_pair(cycle: Cycle, submission: str, target_id: str) -> tuple[Bundle, Target]:
+    """The submitted bundle named ``submission`` (name or name@version) and the committed
+    target ``target_id``."""
+    submitted = submitted_bundles(cycle)
+    named = [f"{b.manifest.name}@{b.manifest.version}" for b in submitted]
+    bundles = [
+        b for b, n in zip(submitted, named, strict=True) if submission in (b.manifest.name, n)
+    ]
+    if len(bundles) != 1:
+        why = "no submission" if not bundles else "more than one submission"
+        raise AdaptError(
+            f"{why} named {submission!r} in cycle {cycle.id}", f"submitted: {', '.join(named)}"
+        )
+    targets = {t.id: t for t in cycle.targets()}
+    if target_id not in targets:
+        raise AdaptError(
+            f"cycle {cycle.id} committed no target {target_id!r}",
+            "pick a target id from `vwt conditions list`",
+        )
+    return bundles[0], targets[target_id]
+
+
+def _require_pending(cycle: Cycle, bundle: Bundle, target: Target) -> None:
+    if (bundle.hash, target.id) in cycle.adaptations():
+        raise AdaptError(
+            f"{bundle.manifest.name} is already adapted to {target.id}",
+            "an adaptation is recorded once",
+        )
+
+
+def export_pair_kit(cycle: Cycle, submission: str, target_id: str, out: Path) -> Path:
+    """Export the kit for adapting ``submission`` to ``target_id`` by hand; its access log
+    (every file handed out) is kept for the import."""
+    cycle.require_state(CycleState.adaptation, action="export an adaptation kit")
+    bundle, target = find_pair(cycle, submission, target_id)
+    _require_pending(cycle, bundle, target)
+    kit = make_kit(cycle, target)
+    export_kit(kit, bundle, Budget.from_spec(cycle.spec.adaptation), out)
+    path = _kit_log_path(cycle.home, bundle.hash, target.id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, rfc8785.dumps(kit.log.as_json()))
+    return out
+
+
+def import_pair(
+    cycle: Cycle, submission: str, target_id: str, source: Path, human_minutes: int
+) -> PairOutcome:
+    """Record the bundle at ``source`` as the human adaptation of ``submission`` to
+    ``target_id`` that took ``human_minutes``, with the access log of its exported kit."""
+    cycle.require_state(CycleState.adaptation, action="import an adapted bundle")
+    bundle, target = find_pair(cycle, submission, target_id)
+    _require_pending(cycle, bundle, target)
+    kit_log = _kit_log_path(cycle.home, bundle.hash, target.id)
+    if not kit_log.exists():
+        raise AdaptError(
+            f"no kit was exported for adapting {bundle.manifest.name} to {target.id}",
+            f"export it first: `vwt adapt kit --home {cycle.home} --submission "
+            f"{bundle.manifest.name} --target {target.id} --out DIR`",
+        )
+    log = AccessLog.from_json(json.loads(kit_log.read_text()))
+    adapted = import_adapted(
+        source,
+        bundle,
+        target=target.id,
+        human_minutes=human_minutes,
+        budget=Budget.from_spec(cycle.spec.adaptation),
+    )
+    entry = record_adaptation(cycle, bundle, adapted, log, sealed_tasks(cycle))
+    return _outcome(entry.payload, read_record(cycle.home, bundle.hash, target.id), skipped=False)

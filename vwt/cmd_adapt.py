@@ -1,0 +1,153 @@
+"""`vwt adapt`: the operator's adaptation step, and a human adaptation's kit and import."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, ParamSpec, TypeVar
+
+import typer
+from rich.markup import escape
+
+from adapt import AdaptError, PairOutcome, adapt_cycle, export_pair_kit, import_pair
+from conditions import Cycle
+from runner import SandboxKind
+from vwt._common import (
+    DEFAULT_HOME,
+    EXIT_USER_ERROR,
+    AsJson,
+    Home,
+    console,
+    print_user_error,
+    user_errors,
+)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+app = typer.Typer(
+    help="Operators: adapt every submission to every target (cycle in state adaptation), "
+    "metered and logged; or hand a kit to a person and import what they adapted.",
+)
+
+Submission = Annotated[
+    str, typer.Option("--submission", help="The submission's name (or name@version).")
+]
+TargetId = Annotated[str, typer.Option("--target", help="The target's id (vwt conditions list).")]
+
+
+def _adapt_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """An AdaptError is the user's to fix: one line and its hint, exit 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except AdaptError as e:
+            print_user_error(str(e), e.hint)
+            raise typer.Exit(EXIT_USER_ERROR) from None
+
+    return wrapper
+
+
+def _line(o: PairOutcome) -> str:
+    c = o.cost
+    cost = f"{c['calls']} calls, {c['tokens']:,} tokens, {c['milliseconds'] / 1000:.1f} s"
+    if c["human_minutes"]:
+        cost += f", {c['human_minutes']} human min"
+    changed = f"{len(o.changed)} artifact(s) changed" if o.changed else "unchanged"
+    leak = " [bold red]LEAK[/]" if o.leak["flagged"] else ""
+    done = " (recorded before)" if o.skipped else ""
+    return (
+        f"{escape(o.submission)} → {o.target}: {escape(o.procedure)}, {changed} "
+        f"({o.adapted[:12]}…), {cost}, leak {o.leak['adapted_max_permille'] / 1000:.2f}"
+        f"{leak}{done}"
+    )
+
+
+@app.callback(invoke_without_command=True)
+@user_errors
+@_adapt_errors
+def adapt(
+    ctx: typer.Context,
+    home: Home = DEFAULT_HOME,
+    sandbox: Annotated[
+        SandboxKind,
+        typer.Option("--sandbox", help="Where a declared adaptation command runs."),
+    ] = SandboxKind.auto,
+    as_json: AsJson = False,
+) -> None:
+    """Adapt every submission to every committed target (cycle in state adaptation).
+
+    Each pair: the target's adaptation sample in a kit (every read logged), a
+    metered gateway with the cycle's budget, the procedures the bundle declares
+    (default: by artifact kind), the sealed-read check and the leak gate, then
+    one ledger entry. Resumable: recorded pairs are skipped. --json prints one
+    object per pair: cost, procedure, adapted hash, changed artifacts, leak.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    cycle = Cycle.open(home)
+
+    def say(o: PairOutcome) -> None:
+        if not as_json:
+            console.print(_line(o), highlight=False)
+
+    outcomes = adapt_cycle(cycle, sandbox=sandbox.value, on_pair=say)
+    if as_json:
+        pairs = [o.model_dump(mode="json") for o in outcomes]
+        typer.echo(json.dumps({"cycle": cycle.id, "pairs": pairs}, indent=2))
+    else:
+        console.print(
+            f"{len(outcomes)} adaptations recorded; next: `vwt cycle advance adapted_run`, "
+            "then `vwt run adapted`",
+            highlight=False,
+        )
+
+
+@app.command()
+@user_errors
+@_adapt_errors
+def kit(
+    submission: Submission,
+    target: TargetId,
+    out: Annotated[Path, typer.Option("--out", help="A new directory for the kit.")],
+    home: Home = DEFAULT_HOME,
+) -> None:
+    """Export the kit for adapting one submission to one target by hand.
+
+    The kit holds the target's served tools, its adaptation sample (never a
+    sealed task), the budget and the frozen bundle; every file handed out is
+    logged, and the log is kept for the import.
+    """
+    path = export_pair_kit(Cycle.open(home), submission, target, out)
+    console.print(f"kit written to {escape(str(path))}; see its README.md", highlight=False)
+
+
+@app.command("import")
+@user_errors
+@_adapt_errors
+def import_(
+    submission: Submission,
+    target: TargetId,
+    source: Annotated[
+        Path, typer.Option("--from", help="The adapted bundle (a directory or a packed file).")
+    ],
+    minutes: Annotated[
+        int, typer.Option("--minutes", min=0, help="Human minutes the adaptation took.")
+    ],
+    home: Home = DEFAULT_HOME,
+    as_json: AsJson = False,
+) -> None:
+    """Record a bundle adapted by hand, with the minutes it took (within the budget).
+
+    The kit must have been exported (`vwt adapt kit`): its access log is
+    recorded with the adaptation.
+    """
+    outcome = import_pair(Cycle.open(home), submission, target, source, minutes)
+    if as_json:
+        typer.echo(json.dumps(outcome.model_dump(mode="json"), indent=2))
+    else:
+        console.print(_line(outcome), highlight=False)
