@@ -35,6 +35,7 @@ TEST_TIMEOUT_S = 10.0
 COMMAND_TIMEOUT_S = 20.0
 MAX_OUTPUT = 16384
 MAX_FILE_BYTES = 65536
+MAX_HITS = 200
 MAX_TREE_BYTES = 1 << 20
 """What a session's work tree may hold in all (a project is tens of KiB): sessions of a batch
 share the sandbox's temporary directory."""
@@ -126,7 +127,10 @@ class Backend:
         handler = getattr(self, "_tool_" + tool, None)
         if handler is None:
             raise BackendError(f"unknown tool {tool!r}")
-        return handler(**args)
+        try:
+            return handler(**args)
+        except OSError as e:  # e.g. a file where a directory should be
+            raise BackendError(f"{tool}: {e.strerror or e}") from None
 
     # --- the work tree ----------------------------------------------------------------------
     def _path(self, rel: Any) -> Path:
@@ -210,7 +214,7 @@ class Backend:
             for i, line in enumerate(text.splitlines(), start=1):
                 if query in line:
                     hits.append({"path": rel, "line": i, "text": line.strip()})
-        return {"query": query, "hits": hits}
+        return {"query": query, "hits": hits[:MAX_HITS], "more": max(0, len(hits) - MAX_HITS)}
 
     def _tool_read_changelog(self, package: str) -> dict[str, Any]:
         if package != LIBRARY:

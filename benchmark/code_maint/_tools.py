@@ -54,7 +54,8 @@ def _lookups() -> tuple[Tool, ...]:
             "search",
             "Search code",
             "Search every file of the project for lines containing a text (case-sensitive). "
-            "Returns the hits: path, line number and the line.",
+            "Returns the first 200 hits (path, line number and the line) and how many more "
+            "there are.",
             _obj({"query": {"type": "string", "description": "Text to find."}}, ["query"]),
         ),
         _tool(

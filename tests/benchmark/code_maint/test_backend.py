@@ -131,6 +131,13 @@ def test_a_work_tree_cannot_grow_past_its_cap(backend: Backend) -> None:
     backend.call("write_file", {"path": "junk/0.txt", "content": "small"})  # overwriting is fine
 
 
+def test_file_system_errors_are_refusals_not_crashes(backend: Backend) -> None:
+    with pytest.raises(BackendError, match="write_file"):
+        backend.call("write_file", {"path": "README.md/inside.py", "content": "x"})
+    with pytest.raises(BackendError, match="no file"):
+        backend.call("read_file", {"path": "tests"})
+
+
 def test_an_unknown_library_version_is_refused(backend: Backend) -> None:
     backend.call("write_file", {"path": "requirements.txt", "content": "acmelib==9.9\n"})
     with pytest.raises(BackendError, match="not installed"):
