@@ -12,12 +12,15 @@ A backend imports it as::
 stdin empty, reads at most ``max_output`` bytes of each of stdout and stderr (the rest is read
 and dropped, so a flood neither blocks the command nor fills memory), and SIGKILLs the whole
 group when the time limit passes, and also when the command exits, so children it left behind
-die with it. Where coreutils ``timeout`` is on PATH the command runs under it as a watchdog, so
-the time limit holds even if the backend itself dies first.
+die with it. A caller with one thread and no other children (the backend server) also adopts,
+for the command's time, the orphans the command leaves outside its group (``setsid``) and kills
+them. Where coreutils ``timeout`` is on PATH the command runs under it as a watchdog, so the
+time limit holds even if the backend itself dies first.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
 import shutil
@@ -34,6 +37,9 @@ IMAGE_OPT = "/opt/vwt"
 
 _WATCHDOG_GRACE_S = 2.0
 """How long past the time limit the ``timeout`` watchdog waits before it kills the group."""
+_PR_SET_CHILD_SUBREAPER = 36
+_MAX_SWEEPS = 100
+"""Rounds of killing adopted orphans (each round's victims' children are the next round's)."""
 _CHUNK = 65536
 _POLL_S = 0.02
 """How often to check whether the command has exited, where there is no pidfd to wait on."""
@@ -77,30 +83,96 @@ def run_limited(
     missing = _not_runnable(argv[0], cwd, child_env.get("PATH", os.defpath))
     if missing is not None:
         return _result(missing[0], b"", missing[1].encode(), False, False)
+    adopting = _adopt_orphans()
     try:
-        proc = subprocess.Popen(
-            _watched(argv, timeout_s),
-            cwd=cwd,
-            env=child_env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-    except OSError as e:  # e.g. no process left under the sandbox's pid limit
-        code = 127 if isinstance(e, FileNotFoundError) else 126
-        return _result(code, b"", f"{argv[0]}: {e.strerror}\n".encode(), False, False)
-    deadline = time.monotonic() + timeout_s
-    try:
-        out, err, truncated, finished = _collect(proc, deadline, max_output)
+        try:
+            proc = subprocess.Popen(
+                _watched(argv, timeout_s),
+                cwd=cwd,
+                env=child_env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as e:  # e.g. no process left under the sandbox's pid limit
+            code = 127 if isinstance(e, FileNotFoundError) else 126
+            return _result(code, b"", f"{argv[0]}: {e.strerror}\n".encode(), False, False)
+        deadline = time.monotonic() + timeout_s
+        try:
+            out, err, truncated, finished = _collect(proc, deadline, max_output, adopting)
+        finally:
+            _end_group(proc.pid, adopting)
+            status = proc.wait()
+            for pipe in (proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)  # the leader is not reaped yet: the id is ours
-        status = proc.wait()
-        for pipe in (proc.stdout, proc.stderr):
-            if pipe is not None:
-                pipe.close()
+        if adopting:
+            _prctl(_PR_SET_CHILD_SUBREAPER, 0)
     code = 128 - status if status < 0 else status
     return _result(code, out, err, not finished, truncated)
+
+
+def _end_group(leader: int, adopting: bool) -> None:
+    """SIGKILL the group of ``leader`` (not reaped yet: the id is ours) and, when this process
+    adopts orphans, every process the command left outside its group."""
+    os.killpg(leader, signal.SIGKILL)
+    if adopting:
+        _kill_adopted(leader)
+
+
+def _adopt_orphans() -> bool:
+    """Make this process, for the time of one command, the reaper of its orphaned descendants,
+    when that is safe: one thread and no children, so that every process it adopts is one the
+    command started (and, e.g. by ``setsid``, took out of its group). True when it did."""
+    if _children() != [] or _threads() != 1:
+        return False
+    return _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def _kill_adopted(leader: int) -> None:
+    """SIGKILL and reap this process's children other than ``leader`` (adopted orphans), and
+    the children they leave in turn, until there are none."""
+    for _ in range(_MAX_SWEEPS):
+        adopted = [pid for pid in _children() or [] if pid != leader]
+        if not adopted:
+            return
+        for pid in adopted:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in adopted:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+
+
+def _children() -> list[int] | None:
+    """This (single-threaded) process's children, or None where Linux does not list them."""
+    pid = os.getpid()
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except OSError:
+        return None
+
+
+def _threads() -> int:
+    try:
+        with open("/proc/self/status") as f:
+            lines = [line for line in f if line.startswith("Threads:")]
+    except OSError:
+        return 0
+    return int(lines[0].split()[1]) if lines else 0
+
+
+def _prctl(option: int, value: int) -> bool:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
+    except (ImportError, OSError, AttributeError):
+        return False
 
 
 def _not_runnable(program: str, cwd: str, path: str) -> tuple[int, str] | None:
@@ -125,11 +197,12 @@ def _watched(argv: list[str], timeout_s: float) -> list[str]:
 
 
 def _collect(
-    proc: subprocess.Popen[bytes], deadline: float, max_output: int
+    proc: subprocess.Popen[bytes], deadline: float, max_output: int, adopting: bool
 ) -> tuple[bytes, bytes, bool, bool]:
     """(stdout, stderr, truncated, exited): the first ``max_output`` bytes of each stream,
     read until the leader has exited and both streams are closed, or until ``deadline``.
-    Once the leader exits, its group is killed, so children left holding the pipes die."""
+    Once the leader exits, its group (and what was adopted) is killed, so children left
+    holding the pipes die."""
     assert proc.stdout is not None and proc.stderr is not None
     kept = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
     truncated = exited = False
@@ -143,7 +216,7 @@ def _collect(
             while True:
                 if not exited and _exited(proc.pid):
                     exited = True
-                    os.killpg(proc.pid, signal.SIGKILL)
+                    _end_group(proc.pid, adopting)
                     if pidfd is not None:
                         sel.unregister(pidfd)
                 left = deadline - time.monotonic()

@@ -183,6 +183,44 @@ def test_a_backend_imports_it_beside_the_server_in_a_local_sandbox(tmp_path: Pat
     asyncio.run(main())
 
 
+ESCAPE = """\
+import os, time
+if os.fork() == 0:
+    os.setsid()
+    child = os.fork()
+    if child == 0:
+        time.sleep(600)
+    print(os.getpid(), child, flush=True)
+    time.sleep(600)
+"""
+"""Leaves two sleepers in a session of their own (outside the command's process group),
+holding its stdout; prints their pids."""
+
+
+def test_a_backend_kills_what_a_command_took_out_of_its_group(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with LocalSandbox(mounts=backend_mounts(tmp_path)) as sb:
+            backend = BackendProcess(await sb.spawn(backend_argv([sys.executable, "-I"])))
+            try:
+                await backend.request("reset", "s", state={})
+                args = {"argv": [sys.executable, "-c", ESCAPE], "timeout_s": 30}
+                started = time.monotonic()
+                r = await backend.request("call", "s", tool="run", args=args)
+                assert time.monotonic() - started < 10, "the escaped process held the pipes"
+                assert_result(r, 0)
+                for pid in str(r["stdout"]).split():
+                    assert_dies(int(pid))
+                escaped_pipe = ["sh", "-c", "setsid sleep 600 & echo $!"]
+                r = await backend.request(
+                    "call", "s", tool="run", args={"argv": escaped_pipe, "timeout_s": 30}
+                )
+                assert_dies(int(str(r["stdout"]).strip()))
+            finally:
+                await backend.close()
+
+    asyncio.run(main())
+
+
 _AVAILABLE, _REASON = docker_status()
 
 

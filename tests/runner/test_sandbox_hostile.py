@@ -24,7 +24,7 @@ from benchmark._backend_client import SERVER_FILE
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import docker_status
 from runner._worker import SANDBOX_EXEC_FILE
-from tests.benchmark.test_sandbox_exec import backend_mounts
+from tests.benchmark.test_sandbox_exec import ESCAPE, backend_mounts
 
 _AVAILABLE, _REASON = docker_status()
 pytestmark = [
@@ -328,5 +328,18 @@ def test_filling_the_work_tree_stops_at_its_size(channel: str, tmp_path: Path) -
             assert o.exit == 0 and o.stdout != "status 0\n", o
             assert "No space left" in o.stderr, o
             await h.sandbox.exec(["rm", "big"])
+
+    _go(main)
+
+
+def test_processes_taken_out_of_the_group_die_with_their_command(tmp_path: Path) -> None:
+    # Only run_limited adopts such orphans; exec runs the runner's own commands, not models'.
+    async def main() -> None:
+        async with hostile("backend", tmp_path) as h:
+            o = await h.run(["python3", "-c", ESCAPE], 30)
+            assert (o.exit, o.timed_out) == (0, False), o
+            assert o.seconds < SLACK_S, "the escaped processes held the pipes"
+            o = await h.run(["sh", "-c", "setsid sleep 600 & echo $!"], 30)
+            assert o.exit == 0, o
 
     _go(main)
