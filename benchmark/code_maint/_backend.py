@@ -49,8 +49,10 @@ except ImportError:
 
 _PIN = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*==\s*([\w.]+)\s*$")
 
-# Runs in the work tree: compiles every .py file (the build check), runs the unittest suite
-# under tests/, prints one JSON object. argv[1]: the library version's directory.
+# Runs in the work tree, isolated (-I: the work tree is not on the path until the driver's own
+# imports are done, so a project file cannot stand in for unittest or json): compiles every
+# .py file (the build check), runs the unittest suite under tests/, prints one JSON object.
+# argv[1]: the library version's directory.
 _DRIVER = r"""
 import json, os, sys, unittest
 sys.path[:0] = [sys.argv[1], os.getcwd()]
@@ -176,7 +178,7 @@ class Backend:
     def _checks(self) -> dict[str, Any]:
         """Build check and test run in the work tree: {"build": [...], "tests": {...}}."""
         out = run_limited(
-            [sys.executable, "-B", "-S", "-c", _DRIVER, str(self._lib_dir())],
+            [sys.executable, "-I", "-B", "-S", "-c", _DRIVER, str(self._lib_dir())],
             cwd=str(self.root),
             timeout_s=TEST_TIMEOUT_S,
             max_output=MAX_OUTPUT,

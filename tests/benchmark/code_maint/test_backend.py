@@ -131,6 +131,13 @@ def test_a_work_tree_cannot_grow_past_its_cap(backend: Backend) -> None:
     backend.call("write_file", {"path": "junk/0.txt", "content": "small"})  # overwriting is fine
 
 
+def test_a_project_file_cannot_stand_in_for_the_test_runner(backend: Backend) -> None:
+    fake = 'import sys\nprint(\'{"build": [], "tests": {}}\')\nsys.exit(0)\n'
+    for name in ("unittest.py", "json.py"):
+        backend.call("write_file", {"path": name, "content": fake})
+    assert backend.call("run_tests", {})["failed"] >= 1
+
+
 def test_file_system_errors_are_refusals_not_crashes(backend: Backend) -> None:
     with pytest.raises(BackendError, match="write_file"):
         backend.call("write_file", {"path": "README.md/inside.py", "content": "x"})
