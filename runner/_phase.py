@@ -14,7 +14,7 @@ from runner._plan import plan_phase
 from runner._records import Batch, TrialRecord
 from runner._store import TrialStore
 from runner.errors import RunnerError
-from submissions import Bundle, submitted_bundles
+from submissions import Bundle, BundleStore, submitted_bundles
 
 _PHASE_STATE = {"frozen": CycleState.frozen_run, "adapted": CycleState.adapted_run}
 RERUN_HINT = (
@@ -40,12 +40,41 @@ def _state(phase: str) -> CycleState:
     return state
 
 
+def adapted_bundles(cycle: Cycle) -> list[tuple[str, Bundle]]:
+    """(target id, adapted bundle) of every recorded adaptation that changed its bundle, in
+    ledger order. An adaptation that left its bundle as it was (same hash) is not here: its
+    adapted cell reuses the frozen trials."""
+    store = BundleStore(cycle.home)
+    out = []
+    for (parent, target), entry in cycle.adaptations().items():
+        adapted = entry.payload["adapted"]
+        if adapted != parent:
+            out.append((target, store.get(adapted)))
+    return out
+
+
 def _plan(cycle: Cycle, phase: str, bundles: list[Bundle]) -> list[Batch]:
-    if phase == "adapted":
-        # No adaptation procedure exists yet, so there is no adapted bundle: the phase plans
-        # nothing rather than re-running the frozen bundles under another name.
-        return []
     evaluation = cycle.spec.evaluation
+    if phase == "adapted":
+        # Only the adapted bundles that changed run, each in the target it was adapted to,
+        # on the frozen plan's tasks and seeds; the baseline is not re-run (the adapted cell
+        # pairs with the frozen baseline's trials of the same tasks).
+        conditions = dict(evaluation_conditions(cycle))
+        return [
+            batch
+            for target, bundle in adapted_bundles(cycle)
+            for batch in plan_phase(
+                cycle=cycle.id,
+                cycle_seed=cycle.spec.seed,
+                phase="adapted",
+                conditions=[(target, conditions[target])],
+                bundles=[bundle],
+                tasks_per_split=evaluation.tasks_per_split,
+                k=evaluation.k,
+                interfaces=cycle.spec.interfaces,
+                baseline=False,
+            )
+        ]
     return plan_phase(
         cycle=cycle.id,
         cycle_seed=cycle.spec.seed,
@@ -63,7 +92,8 @@ def phase_accounting(
 ) -> Accounting:
     """The accounting of a cycle phase ('frozen' or 'adapted') now: its plan (the committed
     evaluation size, the submitted bundles, the evaluation conditions) against the store's
-    records of the phase (``records``, when the caller has read them already). Starts
+    records of the phase (``records``, when the caller has read them already). The adapted
+    phase plans the recorded adapted bundles that changed (``adapted_bundles``). Starts
     nothing."""
     _state(phase)
     plan = _plan(cycle, phase, submitted_bundles(cycle) if phase == "frozen" else [])
@@ -118,8 +148,8 @@ def run_phase(
 
     Holds the home's lock: a second process on the same home is refused. Trials with a valid
     record are not repeated; invalid ones are retried up to ``max_attempts`` attempts each. The
-    ledger gets ``run.<phase>`` with the accounting. The adapted phase is recorded empty:
-    nothing adapts bundles yet.
+    ledger gets ``run.<phase>`` with the accounting. The adapted phase runs only the adapted
+    bundles that changed, in their targets, without a baseline arm (``_plan``).
 
     Fails closed: if any planned trial has no record afterwards, raises RunnerError (run it
     again to resume). Trials still invalid after their attempts do not raise: the accounting
@@ -132,15 +162,8 @@ def run_phase(
         cycle.require_state(state, action=f"run the {phase} evaluation")
         check_cycle_spec(cycle.spec)
         store = store_for(cycle.home)
-        if phase == "adapted":
-            empty = account(phase, [], store.records(phase))
-            cycle.ledger.append(
-                "run.adapted",
-                {**empty.as_json(), "note": "no adapted bundles", "redteam": gate},
-            )
-            return Execution(planned=0, already_stored=0, ran=0), empty
-        bundles = submitted_bundles(cycle)
-        if not bundles:
+        bundles = submitted_bundles(cycle) if phase == "frozen" else []
+        if phase == "frozen" and not bundles:
             raise RunnerError(f"cycle {cycle.id} has no submissions", "submit bundles while open")
         batches = _plan(cycle, phase, bundles)
         execution = execute(
@@ -152,10 +175,15 @@ def run_phase(
             progress=progress,
         )
         accounting = account(phase, batches, store.records(phase))
+        adapted = {}
+        if phase == "adapted":
+            changed = len({b.hash for _, b in adapted_bundles(cycle)})
+            adapted = {"adaptations": len(cycle.adaptations()), "adapted_bundles": changed}
         cycle.ledger.append(
             f"run.{phase}",
             {
                 **accounting.as_json(),
+                **adapted,
                 "ran": execution.ran,
                 "retried": execution.retried,
                 "max_attempts": max_attempts,

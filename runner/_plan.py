@@ -14,9 +14,9 @@ from submissions import Bundle
 BATCH_SIZE = 48
 
 
-def _arms(bundles: list[Bundle]) -> list[tuple[Arm, Bundle | None]]:
+def _arms(bundles: list[Bundle], baseline: bool) -> list[tuple[Arm, Bundle | None]]:
     # The baseline arm is shared by every submission of a condition.
-    arms: list[tuple[Arm, Bundle | None]] = [("without", None)]
+    arms: list[tuple[Arm, Bundle | None]] = [("without", None)] if baseline else []
     return arms + [("with", b) for b in bundles]
 
 
@@ -31,9 +31,11 @@ def plan_phase(
     k: int,
     batch_size: int = BATCH_SIZE,
     interfaces: Sequence[InterfaceVersion] = (),
+    baseline: bool = True,
 ) -> list[Batch]:
-    """The batches of one phase. A trial's model seed depends only on (cycle seed, task, trial
-    index), so arms and conditions share their random draws and differences are attributable.
+    """The batches of one phase: each bundle's arm and, if ``baseline``, the no-artifact arm.
+    A trial's model seed depends only on (cycle seed, task, trial index), so arms, phases and
+    conditions share their random draws and differences are attributable.
 
     ``conditions`` are (id, condition) pairs: a committed target's id is keyed (see
     ``Cycle.evaluation_conditions``), a public condition's is ``condition.id``. Trial keys and
@@ -55,6 +57,7 @@ def plan_phase(
                 k,
                 batch_size,
                 interfaces,
+                baseline,
             )
     return batches
 
@@ -71,6 +74,7 @@ def _family_batches(
     k: int,
     batch_size: int,
     interfaces: Sequence[InterfaceVersion],
+    baseline: bool,
 ) -> list[Batch]:
     fam = family(family_id)
     split = condition.task_family.split
@@ -78,7 +82,7 @@ def _family_batches(
     tasks = fam.tasks(split, tasks_per_split, cycle_seed)
     interface = interface_version(fam.env_id, condition.tool_interface[fam.env_id], interfaces)
     batches = []
-    for arm, bundle in _arms(bundles):
+    for arm, bundle in _arms(bundles, baseline):
         bundle_hash = bundle.hash if bundle else None
         specs = [
             TrialSpec(

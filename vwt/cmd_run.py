@@ -171,11 +171,13 @@ def adapted(
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
     as_json: AsJson = False,
 ) -> None:
-    """Run the adapted phase (cycle in state adapted_run).
+    """Run the adapted bundles (cycle in state adapted_run, after `vwt adapt`).
 
-    No adaptation procedure exists yet, so there are no adapted bundles: the
-    phase is recorded empty in the ledger and nothing runs. --json as for
-    `run frozen`.
+    Each adapted bundle that changed runs in the target it was adapted to, on
+    the frozen run's tasks and seeds. The baseline is not run again: adapted
+    cells pair with the frozen baseline's trials. An adaptation that changed
+    nothing runs nothing: its cell reuses the frozen trials. Resumable as
+    `run frozen`; --json as for `run frozen`.
     """
     _phase("adapted", home, sandbox, tasks, k, max_attempts, as_json)
 

@@ -18,8 +18,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rich.console import Console
 
 import reports._verify
+from adapt import adapt_cycle
 from benchmark import default_cycle_spec_path
 from conditions import Condition, Cycle, CycleSpec, CycleState, plan_targets
+from conditions._cycle import ADAPTATION_EVENT
 from reports import (
     RELEASE_FILE,
     TRIALS_FILE,
@@ -39,6 +41,7 @@ from runner import (
     store_for,
     trial_key,
 )
+from runner._phase import adapted_bundles
 from runner._worker import run_batch_async
 from submissions import reference_bundles, submit, submitted_bundles
 
@@ -87,22 +90,37 @@ def record_run(cycle: Cycle, phase: str) -> None:
     cycle.ledger.append(f"run.{phase}", payload)
 
 
-def run_frozen_in_process(cycle: Cycle, invalid: Callable[[Json], bool] = lambda r: False) -> None:
-    """Run the frozen phase in this process (local sandbox) and record it in the ledger.
+def run_in_process(
+    cycle: Cycle, phase: str = "frozen", invalid: Callable[[Json], bool] = lambda r: False
+) -> None:
+    """Run a phase in this process (local sandbox) and record it in the ledger.
 
     The same records as on Ray, without Ray; trials for which ``invalid(record)`` holds are
-    stored as invalid instead.
+    stored as invalid instead. The adapted phase runs the adapted bundles that changed, in
+    their targets, without a baseline arm (as `vwt run adapted` plans it).
     """
-    batches = plan_phase(
-        cycle=cycle.id,
-        cycle_seed=cycle.spec.seed,
-        phase="frozen",
-        conditions=evaluation_conditions(cycle),
-        bundles=submitted_bundles(cycle),
-        tasks_per_split=cycle.spec.evaluation.tasks_per_split,
-        k=cycle.spec.evaluation.k,
-        interfaces=cycle.spec.interfaces,
+    size = cycle.spec.evaluation
+    conditions = evaluation_conditions(cycle)
+    plans = (
+        [(conditions, submitted_bundles(cycle), True)]
+        if phase == "frozen"
+        else [([(t, dict(conditions)[t])], [bundle], False) for t, bundle in adapted_bundles(cycle)]
     )
+    batches = [
+        b
+        for where, bundles, baseline in plans
+        for b in plan_phase(
+            cycle=cycle.id,
+            cycle_seed=cycle.spec.seed,
+            phase=phase,  # type: ignore[arg-type]
+            conditions=where,
+            bundles=bundles,
+            tasks_per_split=size.tasks_per_split,
+            k=size.k,
+            interfaces=cycle.spec.interfaces,
+            baseline=baseline,
+        )
+    ]
 
     async def run_all() -> list[list[tuple[str, bytes]]]:
         return await asyncio.gather(*(run_batch_async(b, "local", 4) for b in batches))
@@ -110,7 +128,28 @@ def run_frozen_in_process(cycle: Cycle, invalid: Callable[[Json], bool] = lambda
     rows = [row for batch in asyncio.run(run_all()) for row in batch]
     rows = [(as_invalid(r) if invalid(json.loads(r)) else r, t) for r, t in rows]
     store_for(cycle.home).insert((TrialRecord.model_validate_json(r), t) for r, t in rows)
-    record_run(cycle, "frozen")
+    record_run(cycle, phase)
+
+
+def run_frozen_in_process(cycle: Cycle, invalid: Callable[[Json], bool] = lambda r: False) -> None:
+    """``run_in_process`` of the frozen phase."""
+    run_in_process(cycle, "frozen", invalid)
+
+
+def adapt_and_run(cycle: Cycle, invalid: Callable[[Json], bool] = lambda r: False) -> None:
+    """From state adaptation: adapt every submission to every target (local sandbox), move to
+    adapted_run and run the adapted phase in this process."""
+    adapt_cycle(cycle, sandbox="local")
+    cycle.transition(CycleState.adapted_run)
+    run_in_process(cycle, "adapted", invalid)
+
+
+def record_unchanged_adaptations(cycle: Cycle) -> None:
+    """Stand-in adaptations: every submission × target recorded as adapted to itself."""
+    for bundle in submitted_bundles(cycle):
+        for target in cycle.targets():
+            payload = {"parent": bundle.hash, "target": target.id, "adapted": bundle.hash}
+            cycle.ledger.append(ADAPTATION_EVENT, payload)
 
 
 def revealed_cycle(
@@ -139,8 +178,12 @@ def revealed_cycle(
         counts = dict.fromkeys(("expected", "valid", "invalid", "missing", "unexpected"), 0)
         cycle.ledger.append("run.frozen", counts)
     cycle.transition(CycleState.adaptation, accept_invalid=True)
-    cycle.transition(CycleState.adapted_run)
-    record_run(cycle, "adapted")
+    if run:
+        adapt_and_run(cycle, invalid)
+    else:
+        record_unchanged_adaptations(cycle)
+        cycle.transition(CycleState.adapted_run)
+        record_run(cycle, "adapted")
     cycle.reveal(accept_invalid=True)
     return cycle
 

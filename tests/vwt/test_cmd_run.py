@@ -21,8 +21,14 @@ from benchmark.sim import SimServer
 from benchmark.support_ops import SupportOps
 from conditions import ConditionsError, Cycle, CycleSpec, CycleState
 from runner import TrialStore, phase_accounting, run_batch, store_for
+from runner._phase import adapted_bundles
 from submissions import load_bundle_dir, reference_bundles, reference_dir, submit
-from tests.reports.test_verify import single_axis_runs, single_axis_targets, small_spec
+from tests.reports.test_verify import (
+    record_unchanged_adaptations,
+    single_axis_runs,
+    single_axis_targets,
+    small_spec,
+)
 from tests.runner.test_execute import failing_first
 from tests.runner.test_lock import held_by_another_process
 from vwt.cli import app
@@ -104,7 +110,7 @@ def test_run_dev_on_a_corrupt_store_is_a_clear_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.ray
-def test_run_frozen_prints_the_accounting_and_resumes_then_adapted_is_recorded_empty(
+def test_run_frozen_prints_the_accounting_and_resumes_then_adapted_runs_what_changed(
     ray_runtime: None, tmp_path: Path
 ) -> None:
     cycle = _cycle(tmp_path / "h")
@@ -145,12 +151,31 @@ def test_run_frozen_prints_the_accounting_and_resumes_then_adapted_is_recorded_e
     assert again.payload["clean"] is True and again.payload["ran"] == 0
 
     cycle.transition(CycleState.adaptation)
+    assert vwt("adapt", "--home", home, "--sandbox", "local")[0] == 0
     cycle.transition(CycleState.adapted_run)
-    code, out = vwt("run", "adapted", "--home", home)
-    assert code == 0 and "0 of 0 trials recorded" in out, out
+    code, out = vwt("run", "adapted", "--home", home, "--sandbox", "local")
+    assert code == 0, out
+    changed = adapted_bundles(cycle)
+    families = dict(cycle.evaluation_conditions())
+    planned = sum(len(families[t].task_family.families) * 2 * 2 for t, _ in changed)
+    assert changed and f"adapted: {planned} of {planned} trials recorded" in out, out
     adapted = cycle.ledger.last("run.adapted")
-    assert adapted is not None and adapted.payload["note"] == "no adapted bundles"
-    assert adapted.payload["complete"] is True and adapted.payload["expected"] == 0
+    assert adapted is not None and adapted.payload["complete"] is True
+    pairs = len(reference_bundles()) * len(cycle.targets())
+    assert adapted.payload["adaptations"] == pairs > len(changed)
+    assert adapted.payload["adapted_bundles"] == len({b.hash for _, b in changed})
+    records = store_for(cycle.home).records("adapted")
+    assert len(records) == planned and {r.arm for r in records} == {"with"}
+    # only the bundles that changed run, in the target they were adapted to, on the frozen
+    # run's tasks and seeds
+    assert {(r.condition_id, r.bundle_hash) for r in records} == {(t, b.hash) for t, b in changed}
+    frozen = {
+        (r.condition_id, r.submission, r.task_id, r.trial): r.seed
+        for r in store_for(cycle.home).records("frozen")
+    }
+    assert all(
+        frozen[(r.condition_id, r.submission, r.task_id, r.trial)] == r.seed for r in records
+    )
 
 
 @pytest.mark.ray
@@ -394,10 +419,12 @@ def test_a_driver_killed_mid_run_cannot_be_advanced_and_a_resume_completes_it(
 
 
 def _to_adapted_run(cycle: Cycle) -> None:
-    """On to state adapted_run, with a stand-in (empty) record of the frozen run."""
+    """On to state adapted_run, with a stand-in (empty) record of the frozen run and every
+    submission recorded as adapted to itself."""
     counts = dict.fromkeys(("expected", "valid", "invalid", "missing", "unexpected"), 0)
     cycle.ledger.append("run.frozen", counts)
     cycle.transition(CycleState.adaptation)
+    record_unchanged_adaptations(cycle)
     cycle.transition(CycleState.adapted_run)
 
 
