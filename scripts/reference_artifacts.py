@@ -1,60 +1,113 @@
-"""Regenerate the reference submissions' artifacts that are derived from the support-ops family.
+"""Regenerate the reference submissions' artifacts that are derived from the built-in families.
 
-- typed-skill: the tools and schema digest the skill declares (``requires``), from the served
-  ``support-ops@1`` interface. Everything the skill says (steps, codes, units, verifier) stays.
-- retrieved-trajectories: two solved episodes of each refund kind from the public examples
-  split (never evaluated, so the memory holds no task it is evaluated on) —
-  the reference calls, with the lookups a real agent needs before them. The memory stays
-  refunds-only on purpose: that is what lets a refunds-only submission show no gain on
-  account changes.
+- typed-skill: the tools and schema digest each skill declares (``requires``), from the served
+  ``<env>@1`` interface of the environment it names. Everything the skill says (steps, codes,
+  units, verifier) stays.
+- retrieved-trajectories: solved episodes from each family's public examples split (never
+  evaluated, so the memories hold no task they are evaluated on) — the reference calls, with the
+  lookups a real agent needs before them. Support operations: two of each refund kind (the
+  memory stays refunds-only on purpose: that is what lets a refunds-only submission show no gain
+  on account changes); reconciliation and research evidence: two of each kind.
 
-Run after changing the support-ops tools or generator: ``.venv/bin/python
+Run after changing a family's tools or generator: ``.venv/bin/python
 scripts/reference_artifacts.py``. It prints the files it rewrote.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from benchmark import Task, family, served_interface
 from benchmark.harness import Episode, TrajectorySet, TypedSkill
+from benchmark.reconciliation import KINDS as RECONCILIATION_KINDS
+from benchmark.research import KINDS as RESEARCH_KINDS
 from benchmark.support_ops import KINDS, REFUND_KINDS
 from drift import ToolCall
 from submissions import reference_dir
 
 EPISODES_PER_KIND = 2
+SKILLS = ("refund-ticket", "reconcile-books", "answer-with-citation")
 
 
 def typed_skill(skill: dict[str, Any]) -> dict[str, Any]:
-    """``skill`` declaring the tools and digest of ``support-ops@1`` as served today."""
-    served = served_interface("support-ops", "support-ops@1")
+    """``skill`` declaring the tools and digest of its environment's ``@1`` as served today."""
     (requirement,) = skill["requires"]
+    env = requirement["env"]
+    served = served_interface(env, f"{env}@1")
     requirement.update(tools=served.tools.to_mcp(), schema_digest=served.digest)
     TypedSkill.model_validate(skill)  # the harness must accept what is written
     return skill
 
 
-def episode(task: Task) -> Episode:
+def _call(name: str, **arguments: Any) -> ToolCall:
+    return ToolCall(name=name, arguments=arguments)
+
+
+def support_episode(task: Task) -> Episode:
     """The solved episode of refund task ``task``: lookups, then the reference calls."""
     refund = task.reference_calls[0]
     lookups = []
     if task.kind == "damaged_by_email":
         (customer,) = task.initial_state["customers"].values()
-        lookups.append(ToolCall(name="find_customer", arguments={"email": customer["email"]}))
+        lookups.append(_call("find_customer", email=customer["email"]))
     if task.kind != "duplicate_charge":  # the amount is not in the text: read it
-        order_id = refund.arguments["order_id"]
-        lookups.append(ToolCall(name="get_order", arguments={"order_id": order_id}))
+        lookups.append(_call("get_order", order_id=refund.arguments["order_id"]))
     return Episode(instruction=task.instruction, calls=(*lookups, *task.reference_calls))
 
 
-def episodes(name: str) -> TrajectorySet:
-    """The memory ``name``: the first example tasks of each refund kind, in split order."""
-    fam = family("support_ops")
-    examples = fam.tasks(str(fam.examples_split), EPISODES_PER_KIND * len(KINDS), 0)
+def reconciliation_episode(task: Task) -> Episode:
+    """Reconciliation task ``task`` solved: a merge looks the kept record's email up first, and
+    an installment or interest whose amount the text does not state reads it first."""
+    first = task.reference_calls[0].arguments
+    lookups = []
+    if task.kind == "merge_duplicates":
+        email = task.initial_state["customers"][first["customer_id"]]["email"]
+        lookups.append(_call("find_customers", query=email))
+    if "$" not in task.instruction and task.kind == "split_payment":
+        lookups.append(_call("get_invoice", invoice_id=first["invoice_id"]))
+    if "$" not in task.instruction and task.kind == "interest_credit":
+        line = task.reference_calls[1].arguments["record_id"]
+        lookups.append(_call("get_statement_line", line_id=line))
+    return Episode(instruction=task.instruction, calls=(*lookups, *task.reference_calls))
+
+
+def research_episode(task: Task) -> Episode:
+    """Research task ``task`` answered: search for its subject, read the cited document, then
+    the reference claim and submission."""
+    subject = task.initial_state["question"]["terms"][0]
+    doc = task.reference_calls[0].arguments["doc_id"]
+    lookups = (_call("search_documents", query=subject), _call("read_document", doc_id=doc))
+    return Episode(instruction=task.instruction, calls=(*lookups, *task.reference_calls))
+
+
+MEMORIES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], Callable[[Task], Episode]]] = {
+    "episodes.json": ("support_ops", KINDS, REFUND_KINDS, support_episode),
+    "reconciliation-episodes.json": (
+        "reconciliation",
+        RECONCILIATION_KINDS,
+        RECONCILIATION_KINDS,
+        reconciliation_episode,
+    ),
+    "research-episodes.json": (
+        "research_evidence",
+        RESEARCH_KINDS,
+        RESEARCH_KINDS,
+        research_episode,
+    ),
+}
+"""Memory file → (family, its kinds, the kinds remembered, how a task is solved)."""
+
+
+def episodes(name: str, path: str) -> TrajectorySet:
+    """The memory ``name`` at ``path``: the first example tasks of each remembered kind."""
+    family_id, kinds, remembered, solve = MEMORIES[path]
+    fam = family(family_id)
+    examples = fam.tasks(str(fam.examples_split), EPISODES_PER_KIND * len(kinds), 0)
     return TrajectorySet(
-        name=name, episodes=tuple(episode(t) for t in examples if t.kind in REFUND_KINDS)
+        name=name, episodes=tuple(solve(t) for t in examples if t.kind in remembered)
     )
 
 
@@ -66,11 +119,13 @@ def _write(path: Path, data: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    skill_path = reference_dir("typed-skill") / "refund-ticket.skill.json"
-    _write(skill_path, typed_skill(json.loads(skill_path.read_text())))
-    memory_path = reference_dir("retrieved-trajectories") / "episodes.json"
-    memory = json.loads(memory_path.read_text())
-    _write(memory_path, episodes(memory["name"]).model_dump(mode="json"))
+    for skill in SKILLS:
+        path = reference_dir("typed-skill") / f"{skill}.skill.json"
+        _write(path, typed_skill(json.loads(path.read_text())))
+    for file in MEMORIES:
+        path = reference_dir("retrieved-trajectories") / file
+        memory = json.loads(path.read_text())
+        _write(path, episodes(memory["name"], file).model_dump(mode="json"))
 
 
 if __name__ == "__main__":

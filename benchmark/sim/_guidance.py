@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from benchmark.sim._intent import read_request
-from benchmark.sim._pack import Kind, KnowledgePack, Lexicon
+from benchmark.sim._pack import Kind, KnowledgePack, Lexicon, packs
 from benchmark.sim._text import IDENT, NEGATION, tokens
 from drift import Convention, read_stated
 
@@ -260,7 +260,10 @@ def read_episode(pack: KnowledgePack, body: str) -> Guidance:
     ]
     _named_calls(reader, calls, g)
     g.constants.clear()  # an example's values are its own, except what they show below
-    asked = read_request(str(episode.get("instruction", "")), True, 0.0, 0.0)
+    # the episode's own calls say which family its request belongs to, as its tools would
+    known = {n: str(f.get("description", "")) for p in packs() for n, f in p.remembered().items()}
+    called = {name: known.get(name, "") for name, _ in calls}
+    asked = read_request(str(episode.get("instruction", "")), True, 0.0, 0.0, called)
     if asked is None or asked.pack.family != pack.family:
         return g
     for tool, args in calls:

@@ -248,7 +248,7 @@ def test_the_research_skill_stops_safely_under_its_changing_drifts(
         pytest.param(
             RECONCILIATION,
             "reconciliation-episodes",
-            ("unidentified_payment",),
+            FLAG_KINDS,
             id="reconciliation",
         ),
         pytest.param(RESEARCH, "research-episodes", ("check",), id="research"),
