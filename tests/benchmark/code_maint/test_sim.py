@@ -13,6 +13,7 @@ from benchmark.code_maint import CALL_KINDS, ENV_ID, KINDS, CodeMaintenance
 from benchmark.code_maint import interface_versions as versions
 from benchmark.code_maint._sim_pack import PACK
 from benchmark.harness import AgentArtifacts, Recipe
+from submissions import reference_dir
 from tests.benchmark.sim._experiment import run_arm, use_model
 
 SOURCE = versions()[f"{ENV_ID}@1"]
@@ -96,3 +97,23 @@ def test_a_recipe_naming_the_new_field_right_beats_one_naming_it_wrong(
     assert arm(AgentArtifacts()) == 0.0  # it sends the field it remembers: 'path'
     assert arm(_recipe("file_path")) == 1.0
     assert arm(_recipe("target_path")) == 0.0
+
+
+def test_the_reference_recipe_written_at_repo_1_misleads_under_the_flipped_default(
+    registered: CodeMaintenance, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The playbook says all_occurrences defaults to true; a model that reads the served
+    description but does not notice the contradiction follows the playbook and leaves the
+    flag out: critical where a file has several call sites. Without the playbook it reads
+    'Defaults to false' and states the flag."""
+    changed = versions()[f"{ENV_ID}@2-default"]
+    model = use_model(monkeypatch, "maint-follower", follows=("numbered",))
+    text = (reference_dir("prompt-recipe") / "dependency-updates.md").read_text()
+    playbook = AgentArtifacts(recipes=(Recipe(name="dependency-updates", text=text),))
+    alone = run_arm(model, fam=registered, interface=changed, tasks=8, kinds=CALL_KINDS)
+    led = run_arm(
+        model, fam=registered, interface=changed, tasks=8, kinds=CALL_KINDS, artifacts=playbook
+    )
+    several = [any(c.arguments["all_occurrences"] for c in t.reference_calls) for t in led.tasks]
+    assert alone.critical == 0
+    assert [r.outcome.value == "critical" for r in led.results] == several
