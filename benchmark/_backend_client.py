@@ -25,11 +25,19 @@ class BackendUnavailable(Exception):
 
 
 SERVER_FILE = Path(__file__).with_name("_backend_server.py")
+SANDBOX_EXEC_FILE = Path(__file__).with_name("_sandbox_exec.py")
+"""The standard-library command runner backends import, mounted beside the server (whose
+directory the server makes importable)."""
 
 
 def backend_files(family: Family) -> dict[str, Path]:
-    """Files a sandbox needs to run ``family``'s backend: in-sandbox name → host path."""
-    return {"vwt/backend_server.py": SERVER_FILE, "vwt/backend.py": family.backend_file()}
+    """Files a sandbox needs to run ``family``'s backend: in-sandbox name → host path (the
+    server, the backend, and the command runner backends import)."""
+    return {
+        "vwt/backend_server.py": SERVER_FILE,
+        "vwt/backend.py": family.backend_file(),
+        "vwt/_sandbox_exec.py": SANDBOX_EXEC_FILE,
+    }
 
 
 def backend_argv(python: Sequence[str] = ("python3",)) -> list[str]:

@@ -7,6 +7,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from benchmark._task import Family
+from benchmark.code_maint import CodeMaintenance
 from benchmark.errors import BenchmarkError
 from benchmark.reconciliation import Reconciliation
 from benchmark.research import ResearchEvidence
@@ -15,7 +16,7 @@ from drift import DriftError, InterfaceVersion, ServedInterface
 
 # support_ops first: its pack wins ties when a request fits two packs equally
 FAMILIES: dict[str, Family] = {
-    f.id: f for f in (SupportOps(), Reconciliation(), ResearchEvidence())
+    f.id: f for f in (SupportOps(), Reconciliation(), ResearchEvidence(), CodeMaintenance())
 }
 
 

@@ -8,9 +8,7 @@ import json
 import sys
 import zlib
 from datetime import UTC, datetime
-from pathlib import Path
 
-import benchmark
 from benchmark import (
     BackendProcess,
     Family,
@@ -32,11 +30,6 @@ from runner._sandbox import make_sandbox
 from runner._sandbox_base import Mount
 
 _LOOP: asyncio.AbstractEventLoop | None = None
-
-SANDBOX_EXEC_FILE = Path(benchmark.__file__).with_name("_sandbox_exec.py")
-"""The standard-library command runner backends import (``benchmark/_sandbox_exec.py``)."""
-SANDBOX_EXEC_TARGET = "vwt/_sandbox_exec.py"
-"""Where it is mounted: beside the backend server, which makes its directory importable."""
 
 
 def _now() -> str:
@@ -101,7 +94,7 @@ async def run_batch_async(
     served = serve(fam.env_id, batch.interface)
     harness = harness_version(c.harness)
     artifacts = AgentArtifacts.model_validate_json(batch.artifacts_json)
-    files = {**backend_files(fam), SANDBOX_EXEC_TARGET: SANDBOX_EXEC_FILE}
+    files = backend_files(fam)
     mounts = [Mount(host, target) for target, host in files.items()]
     sandbox = make_sandbox(sandbox_kind, mounts=mounts)
     # Locally, the host interpreter in isolated mode runs the stdlib-only backend.

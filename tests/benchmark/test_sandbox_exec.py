@@ -12,13 +12,12 @@ from pathlib import Path
 import pytest
 
 from benchmark import BackendProcess, backend_argv
-from benchmark._backend_client import SERVER_FILE
+from benchmark._backend_client import SANDBOX_EXEC_FILE, SERVER_FILE
 from benchmark._sandbox_exec import OPT_ENV, opt_dir, run_limited
 from runner._sandbox_base import Mount, Sandbox
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import docker_status
 from runner._sandbox_local import LocalSandbox
-from runner._worker import SANDBOX_EXEC_FILE, SANDBOX_EXEC_TARGET
 from tests.runner.test_sandbox_local import running
 
 RUNNER_BACKEND = """\
@@ -171,7 +170,7 @@ def backend_mounts(tmp_path: Path) -> list[Mount]:
     return [
         Mount(SERVER_FILE, "vwt/backend_server.py"),
         Mount(tmp_path / "backend.py", "vwt/backend.py"),
-        Mount(SANDBOX_EXEC_FILE, SANDBOX_EXEC_TARGET),
+        Mount(SANDBOX_EXEC_FILE, "vwt/_sandbox_exec.py"),
     ]
 
 

@@ -20,10 +20,9 @@ from typing import NamedTuple
 import pytest
 
 from benchmark import BackendProcess, backend_argv
-from benchmark._backend_client import SERVER_FILE
+from benchmark._backend_client import SANDBOX_EXEC_FILE, SERVER_FILE
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import docker_status
-from runner._worker import SANDBOX_EXEC_FILE
 from tests.benchmark.test_sandbox_exec import ESCAPE, backend_mounts
 
 _AVAILABLE, _REASON = docker_status()

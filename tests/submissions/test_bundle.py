@@ -49,13 +49,19 @@ def test_reference_bundles_load_with_their_artifacts() -> None:
         "retrieved-trajectories",
     }
     assert by_name["no-artifacts"].agent_artifacts().recipes == ()
-    refunds, reconciliation, research = by_name["prompt-recipe"].agent_artifacts().recipes
+    refunds, reconciliation, research, updates = by_name["prompt-recipe"].agent_artifacts().recipes
+    assert updates.name == "dependency-updates" and "replace_in_file" in updates.text
     assert refunds.name == "refund-playbook" and "issue_refund" in refunds.text
     assert reconciliation.name == "reconciliation-playbook" and "flag_record" in reconciliation.text
     assert research.name == "research-playbook" and "add_claim" in research.text
     skills = by_name["typed-skill"].agent_artifacts().skills
     assert all(isinstance(s, TypedSkill) for s in skills)
-    assert [s.requires[0].env for s in skills] == ["support-ops", "reconciliation", "research"]
+    assert [s.requires[0].env for s in skills] == [
+        "support-ops",
+        "reconciliation",
+        "research",
+        "repo",
+    ]
     memories = by_name["retrieved-trajectories"].agent_artifacts().trajectories
     assert [len(m.episodes) for m in memories] == [8, 16, 8]
 
@@ -119,6 +125,7 @@ def test_an_artifact_in_a_subdirectory_is_fine(recipe_dir: Path) -> None:
         "docs/playbook.md",
         "reconciliation-playbook.md",
         "research-playbook.md",
+        "dependency-updates.md",
     }
 
 

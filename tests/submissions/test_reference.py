@@ -17,6 +17,7 @@ SKILL_FAMILIES = {
     "refund-ticket": ("support-ops", "support_ops"),
     "reconcile-books": ("reconciliation", "reconciliation"),
     "answer-with-citation": ("research", "research_evidence"),
+    "dependency-update": ("repo", "code_maint"),
 }
 """Each reference skill → the environment it declares and the family it triggers on."""
 

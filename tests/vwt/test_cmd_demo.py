@@ -11,7 +11,7 @@ from reports import SignedRelease
 from vwt.cli import app
 
 pytestmark = [pytest.mark.slow, pytest.mark.ray]
-SMALL = ["--tasks", "4", "--k", "2", "--max-conditions", "9", "--bootstrap", "500"]
+SMALL = ["--tasks", "4", "--k", "2", "--max-conditions", "10", "--bootstrap", "500"]
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def _release(home: Path) -> SignedRelease:
 def test_published_commitment_and_reveal_verify(demo_home: Path) -> None:
     public = demo_home / "public"
     verified = verify_commitment_and_reveal(public / "commitment.json", public / "reveal.json")
-    assert verified.scope == "full" and len(verified.conditions) == 9
+    assert verified.scope == "full" and len(verified.conditions) == 10
 
 
 def test_unit_drift_catches_the_recipe_and_not_the_typed_skill(demo_home: Path) -> None:
@@ -49,9 +49,9 @@ def test_unit_drift_catches_the_recipe_and_not_the_typed_skill(demo_home: Path) 
 
 def test_every_planned_trial_is_in_the_release(demo_home: Path) -> None:
     release = _release(demo_home).release
-    # 10 conditions, one over 3 families: 12 family-conditions × (baseline + 4 reference
+    # 11 conditions, one over 3 families: 13 family runs × (baseline + 4 reference
     # submissions) × 4 tasks × k=2
-    assert release.n_trials == 12 * 5 * 4 * 2
+    assert release.n_trials == 13 * 5 * 4 * 2
     lines = (demo_home / "public" / "trials.jsonl").read_text().splitlines()
     assert len(lines) == release.n_trials
 
@@ -78,7 +78,7 @@ def test_the_same_home_is_refused_without_force(demo_home: Path) -> None:
 def test_the_no_artifacts_arm_differs_from_the_baseline_by_noise_alone(demo_home: Path) -> None:
     release = _release(demo_home).release
     aa = [c.metrics for c in release.cells if c.submission == "no-artifacts@1"]
-    assert len(aa) == 10
+    assert len(aa) == 11
     assert not any(m.negative_transfer for m in aa)
     assert all(m.gain_ci.lo <= 0 <= m.gain_ci.hi for m in aa)
     # sampling noise differs per arm: the A/A comparison is not an identity
@@ -88,7 +88,7 @@ def test_the_no_artifacts_arm_differs_from_the_baseline_by_noise_alone(demo_home
 def test_the_family_axis_is_varied_and_every_family_is_in_the_trials(demo_home: Path) -> None:
     release = _release(demo_home).release
     families = {f for c in release.conditions for f in c.condition.task_family.families}
-    assert families == {"support_ops", "reconciliation", "research_evidence"}
+    assert families == {"support_ops", "reconciliation", "research_evidence", "code_maint"}
     assert any(c.varied == ("task_family",) for c in release.conditions)
     lines = (demo_home / "public" / "trials.jsonl").read_text().splitlines()
     assert {json.loads(line)["family"] for line in lines} == families

@@ -31,7 +31,7 @@ def test_list_shows_kinds_splits_tools_and_interface_versions() -> None:
     code, out, _ = vwt("families", "list", "--json")
     assert code == 0
     families = {f["id"]: f for f in json.loads(out)["families"]}
-    assert set(families) == {"support_ops", "reconciliation", "research_evidence"}
+    assert set(families) == {"support_ops", "reconciliation", "research_evidence", "code_maint"}
     fam = families["support_ops"]
     assert (fam["id"], fam["env"], fam["tools"]) == ("support_ops", "support-ops", 8)
     assert fam["kinds"] == list(KINDS)
@@ -82,6 +82,7 @@ def test_redteam_passes_for_every_built_in_family_at_its_default_size() -> None:
     report = json.loads(out)
     assert code == 0 and report["passed"]
     assert sorted(f["family"] for f in report["families"]) == [
+        "code_maint",
         "reconciliation",
         "research_evidence",
         "support_ops",

@@ -361,7 +361,12 @@ def test_list_json(home: Path) -> None:
                 "path": f"{name}.skill.json",
                 "bytes": (reference_dir("typed-skill") / f"{name}.skill.json").stat().st_size,
             }
-            for name in ("refund-ticket", "reconcile-books", "answer-with-citation")
+            for name in (
+                "refund-ticket",
+                "reconcile-books",
+                "answer-with-citation",
+                "dependency-update",
+            )
         ],
     }
     assert empty["name"] == "no-artifacts" and empty["artifacts"] == []

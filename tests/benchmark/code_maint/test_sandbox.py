@@ -18,7 +18,6 @@ from benchmark.code_maint._backend import TEST_TIMEOUT_S
 from runner._sandbox_base import Mount
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import docker_status
-from runner._worker import SANDBOX_EXEC_FILE, SANDBOX_EXEC_TARGET
 
 _AVAILABLE, _REASON = docker_status()
 pytestmark = [
@@ -31,7 +30,7 @@ SLACK_S = 15.0
 
 
 def _in_sandbox(body: Callable[[BackendProcess], Awaitable[None]]) -> None:
-    files = {**backend_files(FAM), SANDBOX_EXEC_TARGET: SANDBOX_EXEC_FILE}
+    files = backend_files(FAM)
 
     async def go() -> None:
         async with DockerSandbox(mounts=[Mount(h, t) for t, h in files.items()]) as sb:
