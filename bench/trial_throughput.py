@@ -1,6 +1,7 @@
 """Trial throughput: one worker in-process, and the whole Ray path, on sim models.
 
-Prints measured numbers; run with `python bench/trial_throughput.py [--tasks N] [--k K]`.
+Prints measured numbers; run with `python bench/trial_throughput.py [--tasks N] [--k K]
+[--sandbox local|docker] [--family F]` (the source condition, on family F's sealed split).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from benchmark import default_cycle_spec_path
-from conditions import CycleSpec
+from conditions import CycleSpec, TaskFamilyAxis
 from runner import TrialStore, execute, plan_phase, start_ray
 from runner._worker import run_batch_async
 from submissions import reference_bundles
@@ -26,13 +27,18 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=24)
     parser.add_argument("--k", type=int, default=3)
     parser.add_argument("--sandbox", default="local")
+    parser.add_argument("--family", default=None, help="task family (default: the source's)")
     args = parser.parse_args()
     spec = CycleSpec.load(default_cycle_spec_path())
+    source = spec.source
+    if args.family:
+        axis = TaskFamilyAxis(family=args.family, split=source.task_family.split)
+        source = source.model_copy(update={"task_family": axis})
     batches = plan_phase(
         cycle="bench",
         cycle_seed=spec.seed,
         phase="frozen",
-        conditions=[(spec.source.id, spec.source)],
+        conditions=[(source.id, source)],
         bundles=reference_bundles(),
         tasks_per_split=args.tasks,
         k=args.k,
