@@ -1,13 +1,22 @@
 """Metrics and statistics of the transfer matrix, the signed release, and its rendering."""
 
+from reports._adapted import (
+    AdaptationCost,
+    AdaptedCell,
+    ArtifactChange,
+    LeakVerdict,
+    ReleasedAdaptation,
+)
 from reports._cell import (
     CellMetrics,
+    GainDifference,
     Interval,
     IntervalMethod,
     Retention,
     SignTest,
     apply_fdr,
     cell_metrics,
+    gain_difference,
 )
 from reports._matrix import Cell, build_matrix
 from reports._release import (
@@ -30,14 +39,20 @@ __all__ = [
     "OUTCOMES",
     "RELEASE_FILE",
     "TRIALS_FILE",
+    "AdaptationCost",
+    "AdaptedCell",
     "ArmOutcomes",
     "ArmSummary",
+    "ArtifactChange",
     "Cell",
     "CellMetrics",
     "FileRef",
+    "GainDifference",
     "Interval",
     "IntervalMethod",
+    "LeakVerdict",
     "ReleaseStatement",
+    "ReleasedAdaptation",
     "ReleasedCondition",
     "ReleasedSubmission",
     "ReportError",
@@ -53,6 +68,7 @@ __all__ = [
     "build_release",
     "cell_metrics",
     "condition_label",
+    "gain_difference",
     "pass_hat_k",
     "read_release",
     "render_release",

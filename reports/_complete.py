@@ -1,10 +1,12 @@
 """Completeness of a release, from its files alone: every planned trial is there, once.
 
-The grid is every released condition × (the baseline and each released submission); each of
-its arms plans ``tasks_per_split`` tasks of its condition's split (recomputed from the cycle
-seed) × ``k`` trials. The frozen phase must cover the whole grid, any other released phase
-either the whole grid or nothing. Invalid trials are allowed only in a release that says it
-accepted them.
+The frozen grid is every released condition × (the baseline and each released submission);
+the adapted grid is each released adaptation that changed its bundle, in its target (no
+baseline: adapted cells pair with the frozen one; an unchanged adaptation runs nothing). Each
+arm plans ``tasks_per_split`` tasks of its condition's split (recomputed from the cycle seed) ×
+``k`` trials. The frozen phase must cover its whole grid, the adapted phase exactly its grid
+(in a format-3 release, which has no adaptations, the frozen grid or nothing). Invalid trials
+are allowed only in a release that says it accepted them.
 """
 
 from __future__ import annotations
@@ -32,14 +34,16 @@ def _label(key: ArmKey) -> str:
     return f"{phase}/{condition}/{arm}" + (f"/{bundle[:12]}…" if bundle else "")
 
 
-def _grid(r: ReleaseStatement) -> set[tuple[str, str, str | None]]:
+def _grid(r: ReleaseStatement, phase: str) -> set[tuple[str, str, str | None]]:
+    if phase == "adapted" and r.v >= 4:
+        return {(a.target, "with", a.adapted) for a in r.adaptations if not a.reused}
     arms: list[tuple[str, str | None]] = [("without", None)]
     arms += [("with", s.bundle_hash) for s in r.submissions]
     return {(c.id, arm, bundle) for c in r.conditions for arm, bundle in arms}
 
 
 def _check_phase(r: ReleaseStatement, acc: PhaseAccounting) -> dict[ArmKey, ArmAccounting]:
-    grid = _grid(r)
+    grid = _grid(r, acc.phase)
     cells: dict[ArmKey, ArmAccounting] = {}
     for c in acc.cells:
         key: ArmKey = (acc.phase, c.condition_id, c.arm, c.bundle_hash)
@@ -50,10 +54,12 @@ def _check_phase(r: ReleaseStatement, acc: PhaseAccounting) -> dict[ArmKey, ArmA
         if key in cells:
             raise ReportError(f"the release accounts for arm {_label(key)} twice", _INCOMPLETE)
         cells[key] = c
-    if (cells and len(cells) != len(grid)) or (acc.phase == "frozen" and not cells):
+    exact = acc.phase == "frozen" or r.v >= 4
+    if (cells and len(cells) != len(grid)) or (exact and len(cells) != len(grid)):
         raise ReportError(
             f"the release accounts for {len(cells)} of the {len(grid)} arms of the {acc.phase} "
-            "phase (every condition × the baseline and every submission)",
+            "phase (the frozen phase: every condition × the baseline and every submission; the "
+            "adapted phase: every adaptation that changed its bundle)",
             _INCOMPLETE,
         )
     n_families = {c.id: len(c.condition.task_family.families) for c in r.conditions}

@@ -28,6 +28,7 @@ from reports._accounting import (
     release_accounting,
     require_complete,
 )
+from reports._adapted import ReleasedAdaptation, released_adaptations
 from reports._matrix import Cell, build_matrix
 from reports._publish import publish_files
 from reports._summary import WindowOverride, sandbox_counts, window_overrides
@@ -62,6 +63,11 @@ class ReleasedSubmission(_Frozen):
     version: str = Field(description="Version label.")
     bundle_hash: str = Field(description="Bundle content hash: what identifies it.")
     late: bool = Field(description="Received after closes_at, by operator override.")
+    burned: bool = Field(
+        default=False,
+        description="Its name's sealed split was scored under another bundle hash too (a "
+        "re-score after an edit): its sealed results are no longer blind.",
+    )
 
 
 class FileRef(_Frozen):
@@ -74,10 +80,10 @@ class FileRef(_Frozen):
 class ReleaseStatement(_Frozen):
     """What the operator signs."""
 
-    v: Literal[3] = Field(
-        default=3,
+    v: Literal[3, 4] = Field(
+        default=4,
         description="Format version: 2 adds the evaluation size, accounting and summary; 3 the "
-        "red-team gate.",
+        "red-team gate; 4 the adaptations, adapted cells and burned splits.",
     )
     cycle: str = Field(description="Cycle id.")
     created_at: str = Field(description="When the release was built (RFC 3339, UTC).")
@@ -109,6 +115,11 @@ class ReleaseStatement(_Frozen):
     redteam: RedTeamReport = Field(
         description="The verifier red-team gate over the cycle's families, as it passed for "
         "this release: tasks checked, planted wrong answers, verifier versions."
+    )
+    adaptations: tuple[ReleasedAdaptation, ...] = Field(
+        default=(),
+        description="Every submission's adaptation to every released target: procedure, "
+        "artifact changes, cost, leak verdict and access log.",
     )
     cells: tuple[Cell, ...] = Field(description="The transfer matrix.")
 
@@ -162,7 +173,17 @@ def _conditions(cycle: Cycle) -> list[ReleasedCondition]:
     )
 
 
-def _submissions(cycle: Cycle) -> tuple[ReleasedSubmission, ...]:
+def burned_names(records: list[TrialRecord]) -> set[str]:
+    """Submission names whose sealed (frozen) trials were scored under more than one bundle
+    hash: the split was re-scored after an edit. Adapted trials do not count."""
+    hashes: dict[str, set[str]] = {}
+    for r in records:
+        if r.phase == "frozen" and r.bundle_hash and r.submission:
+            hashes.setdefault(r.submission.rsplit("@", 1)[0], set()).add(r.bundle_hash)
+    return {name for name, h in hashes.items() if len(h) > 1}
+
+
+def _submissions(cycle: Cycle, burned: set[str]) -> tuple[ReleasedSubmission, ...]:
     out = []
     for e in cycle.ledger.entries(SUBMISSION_EVENT):
         s = e.payload["receipt"]["receipt"]
@@ -172,6 +193,7 @@ def _submissions(cycle: Cycle) -> tuple[ReleasedSubmission, ...]:
                 version=s["version"],
                 bundle_hash=s["bundle_hash"],
                 late=e.payload.get("late") is True,
+                burned=s["name"] in burned,
             )
         )
     return tuple(out)
@@ -216,6 +238,7 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
     if not records:
         raise ReportError(f"cycle {cycle.id} has no trial records to release", "run the cycle")
     evaluation = cycle.spec.evaluation
+    adaptations = released_adaptations(cycle, shown - {conditions[0].id})
     cells = build_matrix(
         records,
         conditions={c.id: c.condition for c in conditions},
@@ -223,6 +246,7 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
         seed=cycle.spec.seed,
         bootstrap=evaluation.bootstrap,
         fdr_q=evaluation.fdr_q,
+        adaptations=adaptations,
     )
     trials = trials_bytes(records)
     statement = ReleaseStatement(
@@ -238,13 +262,14 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
         fdr_q=evaluation.fdr_q,
         conditions=tuple(conditions),
         interfaces=_interfaces(cycle, conditions),
-        submissions=_submissions(cycle),
+        submissions=_submissions(cycle, burned_names(records)),
         evaluation=EvaluationSize(tasks_per_split=evaluation.tasks_per_split, k=evaluation.k),
         accepted_invalid=any(r.outcome == "invalid" for r in records),
         accounting=tuple(release_accounting(a, records, shown) for a in accounting),
         sandboxes=sandbox_counts(records),
         window_overrides=window_overrides(cycle),
         redteam=gate,
+        adaptations=adaptations,
         cells=tuple(cells),
     )
     data = rfc8785.dumps(statement.model_dump(mode="json"))

@@ -20,9 +20,16 @@ from conditions import (
 from conditions._wire import MAX_FILE_BYTES
 from drift import capped_bytes
 from reports._accounting import PhaseAccounting
+from reports._adapted import check_access_log, sealed_of
 from reports._complete import check_complete
 from reports._matrix import Cell, build_matrix
-from reports._release import RELEASE_FILE, FileRef, ReleaseStatement, SignedRelease
+from reports._release import (
+    RELEASE_FILE,
+    FileRef,
+    ReleaseStatement,
+    SignedRelease,
+    burned_names,
+)
 from reports._summary import WindowOverride, sandbox_counts
 from reports.errors import ReportError
 from runner import TrialRecord, trial_key
@@ -66,6 +73,8 @@ class VerifiedRelease(BaseModel):
     accounting: tuple[PhaseAccounting, ...] = Field(description="Per-phase accounting, checked.")
     sandboxes: dict[str, int] = Field(description="Trials per sandbox kind, checked.")
     late_submissions: int = Field(description="Submissions received late by override.")
+    adaptations: int = Field(default=0, description="Adaptations checked (access logs).")
+    burned_submissions: int = Field(default=0, description="Submissions whose split is burned.")
     window_overrides: tuple[WindowOverride, ...] = Field(description="As the release states.")
 
 
@@ -222,6 +231,7 @@ def _check_record(r: ReleaseStatement, rec: TrialRecord, names: dict[str, str], 
 
 def _read_trials(r: ReleaseStatement, path: Path, data: bytes) -> list[TrialRecord]:
     names = {s.bundle_hash: f"{s.name}@{s.version}" for s in r.submissions}
+    names |= {a.adapted: a.submission for a in r.adaptations}
     records, keys = [], set()
     for i, line in enumerate(data.splitlines(), start=1):
         try:
@@ -284,6 +294,7 @@ def _check_cells(r: ReleaseStatement, records: list[TrialRecord]) -> list[Cell]:
         seed=r.seed,
         bootstrap=r.bootstrap,
         fdr_q=r.fdr_q,
+        adaptations=r.adaptations,
     )
     got = {(c.phase, c.condition_id, c.bundle_hash): c for c in r.cells}
     if len(got) != len(r.cells):
@@ -304,6 +315,46 @@ def _check_cells(r: ReleaseStatement, records: list[TrialRecord]) -> list[Cell]:
     return cells
 
 
+def _check_adaptations(r: ReleaseStatement) -> None:
+    """One adaptation per released submission × target, each of a released submission and
+    target, its access log the pinned one with no read of a sealed task."""
+    submissions = {s.bundle_hash: f"{s.name}@{s.version}" for s in r.submissions}
+    targets = [c.id for c in r.conditions[1:]]
+    pairs = [(a.parent, a.target) for a in r.adaptations]
+    if len(set(pairs)) != len(pairs):
+        raise ReportError("the release lists an adaptation twice", _REPUBLISH)
+    for a in r.adaptations:
+        if submissions.get(a.parent) != a.submission or a.target not in targets:
+            raise ReportError(
+                f"the release lists an adaptation of {a.submission} ({a.parent[:12]}…) to "
+                f"{a.target}, not a released submission and target",
+                _REPUBLISH,
+            )
+    if r.v >= 4 and len(pairs) != len(submissions) * len(targets):
+        raise ReportError(
+            f"the release lists {len(pairs)} adaptations, not one per submission × target "
+            f"({len(submissions)} × {len(targets)})",
+            _REPUBLISH,
+        )
+    if r.adaptations:
+        conditions = {c.id: c.condition for c in r.conditions}
+        sealed = sealed_of(conditions, r.evaluation.tasks_per_split, r.seed)
+        for a in r.adaptations:
+            check_access_log(a, sealed, _REPUBLISH)
+
+
+def _check_burned(r: ReleaseStatement, records: list[TrialRecord]) -> None:
+    burned = burned_names(records)
+    for s in r.submissions:
+        if s.burned != (s.name in burned):
+            state = "burned" if s.name in burned else "not burned"
+            raise ReportError(
+                f"submission {s.name}@{s.version}'s sealed split is {state} by its trials, "
+                "the release says otherwise",
+                _REPUBLISH,
+            )
+
+
 def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelease:
     """Check a release using only its published files (release, commitment, reveal, trials).
 
@@ -316,7 +367,10 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
     every condition holds exactly the planned tasks × k trials, invalid ones only if accepted,
     as the release accounts for them); the sandbox counts; that every trial ran on a tool
     interface the release defines; and that the matrix recomputed from the records equals the
-    released cells exactly. Raises ReportError saying what failed.
+    released cells exactly, adapted cells included; that there is one adaptation per released
+    submission × target, each with the access log the release pins and no read of a sealed
+    task; and that the burned marks follow from the trials. Raises ReportError saying what
+    failed.
     """
     signed = read_release(path)
     file = path / RELEASE_FILE if path.is_dir() else path
@@ -331,8 +385,11 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
     _check_conditions(r, verified)
     if len({s.bundle_hash for s in r.submissions}) != len(r.submissions):
         raise ReportError("the release lists a submission twice", _REPUBLISH)
+    _check_adaptations(r)
     records = _read_trials(r, trials, data)
     check_complete(r, records)
+    if r.v >= 4:
+        _check_burned(r, records)
     if sandbox_counts(records) != r.sandboxes:
         raise ReportError(
             f"the release counts trials per sandbox as {r.sandboxes}, its trials as "
@@ -363,5 +420,7 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
         accounting=r.accounting,
         sandboxes=r.sandboxes,
         late_submissions=sum(s.late for s in r.submissions),
+        adaptations=len(r.adaptations),
+        burned_submissions=sum(s.burned for s in r.submissions),
         window_overrides=r.window_overrides,
     )

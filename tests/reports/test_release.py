@@ -25,10 +25,11 @@ from reports import (
     render_release,
     verify_release,
 )
+from runner import store_for
 from submissions import reference_bundles, submit
 from tests.reports.test_verify import (
     Json,
-    record_run,
+    adapt_and_run,
     revealed_cycle,
     run_frozen_in_process,
     single_axis_runs,
@@ -87,17 +88,22 @@ def test_a_clean_release_records_its_evaluation_and_summary(
     assert not r.accepted_invalid and r.window_overrides == ()
     frozen, adapted = r.accounting
     arms = (single_axis_targets(cycle.spec) + 1) * (len(reference_bundles()) + 1)
+    n_adapted = len(store_for(cycle.home).records("adapted"))
     assert (frozen.phase, frozen.expected, frozen.valid, frozen.invalid) == (
         "frozen",
-        r.n_trials,
-        r.n_trials,
+        r.n_trials - n_adapted,
+        r.n_trials - n_adapted,
         0,
     )
     assert len(frozen.cells) == arms
     families = {c.id: len(c.condition.task_family.families) for c in r.conditions}
     assert all(c.planned == 4 * families[c.condition_id] for c in frozen.cells)
     assert set(families.values()) == {1, 3}  # the default catalogue has a set of 3 families
-    assert (adapted.phase, adapted.expected, adapted.cells) == ("adapted", 0, ())
+    # the adapted phase runs each adaptation that changed its bundle, without a baseline arm
+    changed = {(a.target, a.adapted) for a in r.adaptations if not a.reused}
+    assert (adapted.phase, adapted.expected, adapted.valid) == ("adapted", n_adapted, n_adapted)
+    assert {(c.condition_id, c.bundle_hash) for c in adapted.cells} == changed
+    assert {c.arm for c in adapted.cells} == {"with"}
     assert r.sandboxes == {"local": r.n_trials}
     assert {(c.invalid_trials, c.dropped_tasks) for c in r.cells} == {(0, 0)}
     assert not any(s.late for s in r.submissions)
@@ -108,7 +114,9 @@ def test_a_clean_release_records_its_evaluation_and_summary(
     out = _rendered(path)
     assert f"warning: {r.n_trials} trials ran in the 'local' sandbox" in out
     assert "ACCEPTED INVALID" not in out
-    assert f"frozen {r.n_trials} of {r.n_trials} planned trials" in out
+    n_frozen = r.n_trials - n_adapted
+    assert f"frozen {n_frozen} of {n_frozen} planned trials" in out
+    assert f"adapted {n_adapted} of {n_adapted} planned trials" in out
 
 
 def test_a_spec_changed_from_the_committed_size_is_not_released(
@@ -131,11 +139,12 @@ def test_a_spec_changed_from_the_committed_size_is_not_released(
 
 
 def _delete_trials(cycle: Cycle, keep: float) -> int:
-    """Drop all but the first ``keep`` share of trial keys from the store, as a driver killed
-    mid-run leaves it; returns how many keys remain."""
+    """Drop all but the first ``keep`` share of frozen trial keys from the store, as a driver
+    killed mid-run leaves it; returns how many keys remain."""
     db = sqlite3.connect(cycle.home / "vwt.sqlite")
     with db:
-        keys = [k for (k,) in db.execute("SELECT DISTINCT key FROM trials ORDER BY key")]
+        query = "SELECT DISTINCT key FROM trials WHERE phase = 'frozen' ORDER BY key"
+        keys = [k for (k,) in db.execute(query)]
         gone = keys[int(len(keys) * keep) :]
         db.executemany("DELETE FROM trials WHERE key = ?", [(k,) for k in gone])
     db.close()
@@ -147,7 +156,7 @@ def test_a_killed_run_is_never_released(
     clean_home: Path, tmp_path: Path, accept_invalid: bool
 ) -> None:
     cycle = _copy(clean_home, tmp_path / "home")
-    planned = len(read_store_keys(cycle))
+    planned = len(read_store_keys(cycle, "frozen"))
     kept = _delete_trials(cycle, 304 / 1120)
     with pytest.raises(ReportError) as e:
         build_release(cycle, accept_invalid=accept_invalid)
@@ -162,11 +171,11 @@ def test_a_killed_run_is_never_released(
     assert Cycle.open(cycle.home).state == CycleState.revealed
 
 
-def read_store_keys(cycle: Cycle) -> set[str]:
-    """Distinct trial keys in the store."""
+def read_store_keys(cycle: Cycle, phase: str) -> set[str]:
+    """Distinct trial keys of ``phase`` in the store."""
     db = sqlite3.connect(cycle.home / "vwt.sqlite")
     try:
-        return {k for (k,) in db.execute("SELECT key FROM trials")}
+        return {k for (k,) in db.execute("SELECT key FROM trials WHERE phase = ?", (phase,))}
     finally:
         db.close()
 
@@ -200,8 +209,11 @@ def test_invalid_trials_are_refused_unless_accepted_then_shown_per_cell(
             assert c.metrics.n_tasks == (cycle.spec.evaluation.tasks_per_split - 1) * n
         else:
             assert (c.invalid_trials, c.dropped_tasks) == (0, 0)
+    # the first submission (no artifacts) is not changed by adapting: its adapted cells reuse
+    # the frozen trials, invalid ones and dropped tasks included
     v = verify_release(path)
-    assert (v.accepted_invalid, v.invalid_trials, v.dropped_tasks) == (True, n_invalid, targets)
+    assert (v.accepted_invalid, v.invalid_trials) == (True, n_invalid)
+    assert v.dropped_tasks == 2 * targets
     out = _rendered(path)
     assert f"ACCEPTED INVALID: {n_invalid} invalid trials" in out
     assert "invalid 2" in out and "dropped 1" in out and "invalid 1" in out
@@ -232,8 +244,7 @@ def test_window_overrides_and_late_submissions_are_released(
     cycle.transition(CycleState.frozen_run)
     run_frozen_in_process(cycle)
     cycle.transition(CycleState.adaptation)
-    cycle.transition(CycleState.adapted_run)
-    record_run(cycle, "adapted")
+    adapt_and_run(cycle)
     cycle.reveal()
     path = build_release(cycle)
     r = read_release(path).release
@@ -259,7 +270,7 @@ def test_the_release_records_the_red_team_gate_and_is_refused_while_it_fails(
             build_release(cycle)
     assert not (cycle.paths.public / RELEASE_FILE).exists()
     r = read_release(build_release(cycle)).release
-    assert r.v == 3 and r.redteam.passed and r.redteam.tasks_per_split == 20
+    assert r.v == 4 and r.redteam.passed and r.redteam.tasks_per_split == 20
     families = {f.family: f for f in r.redteam.families}
     assert set(families) == {"support_ops", "reconciliation", "research_evidence"}
     fam = families["support_ops"]

@@ -25,6 +25,7 @@ from conditions._cycle import ADAPTATION_EVENT
 from reports import (
     RELEASE_FILE,
     TRIALS_FILE,
+    ReleasedAdaptation,
     ReleaseStatement,
     ReportError,
     build_release,
@@ -263,8 +264,11 @@ def test_the_published_release_verifies(pub: Path, cycle: Cycle) -> None:
     assert (v.targets, v.tree_size, v.scope, v.submissions) == (n_targets, n_targets, "full", refs)
     conditions, arms = n_targets + 1, refs + 1
     runs = single_axis_runs(spec)
-    assert v.trials == runs * arms * spec.evaluation.tasks_per_split * spec.evaluation.k
-    assert v.cells == conditions * refs
+    frozen = runs * arms * spec.evaluation.tasks_per_split * spec.evaluation.k
+    adapted = len(store_for(cycle.home).records("adapted"))
+    assert adapted and v.trials == frozen + adapted
+    assert v.cells == conditions * refs + n_targets * refs
+    assert (v.adaptations, v.burned_submissions) == (n_targets * refs, 0)
     assert verify_release(pub / RELEASE_FILE, cycle.fingerprint) == v
     assert verify_release(pub, cycle.public_key_b64).path == pub / RELEASE_FILE
 
@@ -499,6 +503,7 @@ def _recomputed_cells(statement: Json, pub: Path) -> None:
         seed=statement["seed"],
         bootstrap=statement["bootstrap"],
         fdr_q=statement["fdr_q"],
+        adaptations=[ReleasedAdaptation.model_validate(a) for a in statement["adaptations"]],
     )
     statement["cells"] = [c.model_dump(mode="json") for c in cells]
 
@@ -628,14 +633,17 @@ def test_two_submissions_sharing_a_name_keep_their_own_cells(pub: Path, cycle: C
 
     def rename_statement(s: Json) -> None:
         s["submissions"][1].update(name=first["name"], version=first["version"])
-        for c in s["cells"]:
+        for c in (*s["cells"], *s["adaptations"]):
             c["submission"] = name if c["submission"] == impostor else c["submission"]
         _pin_trials(s, pub)
 
     _edit_trials(pub, rename)
     _edit(pub, rename_statement, sign=cycle.sign)
+    # one name scored under two bundle hashes: its sealed split is burned, and must say so
+    assert_fails(pub, rf"submission {name}'s sealed split is burned by its trials")
+    _edit(pub, lambda s: [x.update(burned=True) for x in s["submissions"][:2]], sign=cycle.sign)
     v = verify_release(pub)
-    assert v.submissions == len(data["submissions"])
+    assert v.submissions == len(data["submissions"]) and v.burned_submissions == 2
     release = read_release(pub).release
     hashes = (first["bundle_hash"], second["bundle_hash"])
     gains = {
