@@ -283,6 +283,9 @@ def _check_interfaces(r: ReleaseStatement, records: list[TrialRecord]) -> None:
 
 def _differing_field(a: Cell, b: Cell) -> str:
     da, db = a.metrics.model_dump(), b.metrics.model_dump()
+    if da == db and a.adaptation != b.adaptation:
+        da, db = (c.adaptation.model_dump() if c.adaptation else {} for c in (a, b))
+        return "adaptation." + next((k for k in da | db if da.get(k) != db.get(k)), "")
     return next((k for k in da if da[k] != db.get(k)), "metrics")
 
 

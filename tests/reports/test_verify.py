@@ -6,6 +6,7 @@ import asyncio
 import base64
 import hashlib
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -34,6 +35,7 @@ from reports import (
     verify_release,
 )
 from reports._matrix import build_matrix
+from reports._release import burned_names
 from runner import (
     TrialRecord,
     evaluation_conditions,
@@ -665,3 +667,105 @@ def test_devices_and_links_to_them_are_refused_unread(pub: Path) -> None:
     (pub / TRIALS_FILE).unlink()
     (pub / TRIALS_FILE).symlink_to("/dev/zero")
     assert_fails(pub, "trials file .* cannot be read: it is not a regular file")
+
+
+# --- the adapted phase ---------------------------------------------------------------------
+def test_adapted_cells_pair_with_the_frozen_baseline_and_reuse_unchanged_bundles(
+    pub: Path, cycle: Cycle
+) -> None:
+    r = read_release(pub).release
+    frozen = {(c.condition_id, c.bundle_hash): c for c in r.cells if c.phase == "frozen"}
+    adapted = [c for c in r.cells if c.phase == "adapted"]
+    assert len(adapted) == len(r.adaptations) == len(cycle.targets()) * len(r.submissions)
+    by_pair = {(a.target, a.parent): a for a in r.adaptations}
+    for c in adapted:
+        a, info = by_pair[(c.condition_id, c.bundle_hash)], c.adaptation
+        assert info is not None and info.adapted_hash == a.adapted and info.reused == a.reused
+        twin = frozen[(c.condition_id, c.bundle_hash)]
+        assert info.frozen_gain == twin.metrics.gain
+        assert c.metrics.score_without == twin.metrics.score_without  # the frozen baseline
+        assert info.difference.value == pytest.approx(c.metrics.gain - twin.metrics.gain)
+        if a.reused:  # nothing changed: the frozen trials, a difference of exactly 0
+            assert c.metrics.gain == twin.metrics.gain and info.difference.value == 0
+        assert (info.cost_to_restore is not None) == (
+            info.difference.excludes_zero and a.cost.tokens > 0
+        )
+    names = {a.submission.split("@")[0] for a in r.adaptations if a.reused}
+    assert "no-artifacts" in names
+    assert all(a.access_log_sha256 and not a.leak.flagged for a in r.adaptations)
+
+
+def _first_logged(s: Json) -> Json:
+    return next(a for a in s["adaptations"] if a["access_log"]["entries"])
+
+
+def test_a_tampered_access_log_is_refused(pub: Path, cycle: Cycle) -> None:
+    def drop_a_read(s: Json) -> None:
+        _first_logged(s)["access_log"]["entries"].pop()
+
+    _edit(pub, drop_a_read, sign=cycle.sign)
+    assert_fails(pub, r"the access log of .* does not match the SHA-256 the release pins")
+
+
+def test_an_access_log_that_read_a_sealed_task_is_refused(pub: Path, cycle: Cycle) -> None:
+    # even re-pinned and re-signed: the verifier recomputes the sealed tasks from the release
+    sealed = json.loads((pub / TRIALS_FILE).read_text().splitlines()[0])["task_id"]
+
+    def read_sealed(s: Json) -> None:
+        a = _first_logged(s)
+        entry = dict(a["access_log"]["entries"][-1], kind="task", id=sealed, allowed=True)
+        entry["seq"] = len(a["access_log"]["entries"])
+        a["access_log"]["entries"].append(entry)
+        a["access_log_sha256"] = hashlib.sha256(rfc8785.dumps(a["access_log"])).hexdigest()
+
+    _edit(pub, read_sealed, sign=cycle.sign)
+    assert_fails(pub, r"shows 1 served read\(s\) of sealed tasks, e.g. " + re.escape(sealed))
+
+
+def test_an_adapted_cell_resigned_with_another_difference_is_caught(
+    pub: Path, cycle: Cycle
+) -> None:
+    def bump(s: Json) -> None:
+        cell = next(c for c in s["cells"] if c["phase"] == "adapted")
+        cell["adaptation"]["difference"]["value"] += 0.5
+
+    _edit(pub, bump, sign=cycle.sign)
+    assert_fails(pub, r"cell adapted/c-.* differs from the one recomputed .* 'adaptation.diff")
+
+
+def test_the_leak_flag_of_an_adaptation_reaches_its_cell(pub: Path) -> None:
+    r = read_release(pub).release
+    records = [
+        TrialRecord.model_validate_json(x) for x in (pub / TRIALS_FILE).read_text().splitlines()
+    ]
+    leak = {"flagged": True, "matches": ("a-sealed-task",)}
+    flagged = r.adaptations[-1].model_copy(
+        update={"leak": r.adaptations[-1].leak.model_copy(update=leak)}
+    )
+    cells = build_matrix(
+        records,
+        conditions={c.id: c.condition for c in r.conditions},
+        source_id=r.conditions[0].id,
+        seed=r.seed,
+        bootstrap=r.bootstrap,
+        fdr_q=r.fdr_q,
+        adaptations=[*r.adaptations[:-1], flagged],
+    )
+    marks = {
+        (c.condition_id, c.bundle_hash): c.adaptation.leak_flagged
+        for c in cells
+        if c.adaptation is not None
+    }
+    assert marks.pop((flagged.target, flagged.parent)) is True
+    assert not any(marks.values())
+
+
+def test_a_split_rescored_under_another_hash_is_burned(pub: Path) -> None:
+    records = [
+        TrialRecord.model_validate_json(x) for x in (pub / TRIALS_FILE).read_text().splitlines()
+    ]
+    assert burned_names(records) == set()  # adapted trials of another hash do not burn
+    frozen = next(r for r in records if r.phase == "frozen" and r.bundle_hash)
+    edited = frozen.model_copy(update={"bundle_hash": "e" * 64, "key": "k"})
+    name = (frozen.submission or "").split("@")[0]
+    assert burned_names([*records, edited]) == {name}
