@@ -9,7 +9,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from adapt import KIT_FILE, read_access_log
+from adapt import KIT_FILE, read_access_log, sealed_tasks
 from conditions import Cycle, CycleState
 from conditions._cycle import ADAPTATION_EVENT
 from submissions import SUBMISSION_EVENT, BundleStore, reference_bundles, submit
@@ -209,3 +209,22 @@ def test_a_human_adaptation_round_trips_through_a_kit(tmp_path: Path) -> None:
     pairs = _adapt_json(cycle.home)
     assert [p["skipped"] for p in pairs] == [p["target"] == target for p in pairs]
     assert len(cycle.ledger.entries(SUBMISSION_EVENT)) == 1
+
+
+def test_an_imported_bundle_that_copied_a_sealed_request_is_flagged(tmp_path: Path) -> None:
+    cycle = _cycle(tmp_path / "h", ("typed-skill",))
+    target = next(t for t in cycle.targets() if "support_ops" in t.condition.task_family.families)
+    home, out = str(cycle.home), tmp_path / "kit"
+    args = ("--home", home, "--submission", "typed-skill", "--target", target.id)
+    assert vwt("adapt", "kit", *args, "--out", str(out))[0] == 0
+    copied = next(t for t in sealed_tasks(cycle) if t.family == "support_ops")
+    skill = out / "bundle" / "refund-ticket.skill.json"
+    data = json.loads(skill.read_text())
+    data["description"] = copied.instruction
+    skill.write_text(json.dumps(data, indent=2))
+    code, text = vwt("adapt", "import", *args, "--from", str(out / "bundle"), "--minutes", "0")
+    assert code == 0 and "LEAK" in text, text
+    (entry,) = cycle.ledger.entries(ADAPTATION_EVENT)
+    leak = entry.payload["leak"]
+    assert leak["flagged"] and copied.id in leak["matches"]
+    assert leak["adapted_max_permille"] == 1000 and leak["frozen_max_permille"] < 500
