@@ -112,6 +112,49 @@ def _retention(cell: Cell) -> str:
     return f"{r.value:.2f} [{r.ci.lo:.2f}, {r.ci.hi:.2f}]" if r else "—"
 
 
+def _cost(cell: Cell) -> str:
+    """An adapted cell's adaptation cost, shortly: calls, tokens, seconds, human minutes."""
+    a = cell.adaptation
+    if a is None:
+        return "—"
+    c, parts = a.cost, []
+    if c.calls or c.tokens:
+        parts.append(f"{c.calls} calls {c.tokens / 1000:.1f}k tok")
+    if c.milliseconds >= 1000:
+        parts.append(f"{c.milliseconds / 1000:.0f} s")
+    if c.human_minutes:
+        parts.append(f"{c.human_minutes} min")
+    return ", ".join(parts) or "free"
+
+
+def _difference(cell: Cell) -> Text:
+    """Adapted − frozen gain with its interval (green or red where it excludes 0)."""
+    a = cell.adaptation
+    if a is None:
+        return Text("—")
+    d = a.difference
+    style = ("green" if d.value > 0 else "red") if d.excludes_zero else ""
+    return Text(f"Δ {d.value:+.2f} [{d.ci.lo:+.2f},{d.ci.hi:+.2f}]", style=style)
+
+
+def _adapted_notes(cell: Cell) -> list[tuple[str, str]]:
+    """What a matrix cell of the adapted phase adds: the difference, the procedure (or that
+    it reuses the frozen trials), the cost, the cost to restore and a leak flag."""
+    a = cell.adaptation
+    if a is None:
+        return []
+    d = a.difference
+    style = ("green" if d.value > 0 else "red") if d.excludes_zero else ""
+    notes = [(f"Δ {d.value:+.2f}", style), (f"frozen {a.frozen_gain:+.2f}", "dim")]
+    notes.append(("reused" if a.reused else shown(a.procedure), "dim"))
+    notes.append((_cost(cell), "dim"))
+    if a.cost_to_restore is not None:
+        notes.append((f"{a.cost_to_restore:+.3f}/1k tok", style))
+    if a.leak_flagged:
+        notes.append(("LEAK", "bold red"))
+    return notes
+
+
 def _critical(cell: Cell) -> Text:
     w, b = cell.metrics.with_arm, cell.metrics.without_arm
     text = Text(f"{w.critical}", style="bold red" if w.critical else "green")
@@ -132,7 +175,8 @@ def submission_table(
     )
     title = f"{submission_labels(release)[submission.bundle_hash]} — {phase}"
     table = Table(title=Text(title), title_justify="left", expand=False)
-    for name, justify in [
+    adapted = phase == "adapted"
+    columns = [
         ("condition", "left"),
         ("baseline", "right"),
         ("with", "right"),
@@ -142,13 +186,17 @@ def submission_table(
         ("safe stops", "right"),
         ("pass^k", "right"),
         ("status", "left"),
-    ]:
+    ]
+    if adapted:
+        columns[4:4] = [("frozen gain", "right"), ("adapted − frozen", "right")]
+        columns[-1:-1] = [("procedure", "left"), ("cost", "right"), ("restore /1k tok", "right")]
+    for name, justify in columns:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for cell in cells:
         m = cell.metrics
         k = len(m.with_arm.pass_hat_k)
         pass_k = f"{m.with_arm.pass_hat_k[-1]:.2f} (k={k})" if k else "—"
-        table.add_row(
+        row: list[Text | str] = [
             Text(labels.get(cell.condition_id, shown(cell.condition_id))),
             f"{m.score_without:.2f}",
             f"{m.score_with:.2f}",
@@ -158,7 +206,13 @@ def submission_table(
             str(m.with_arm.safe_stop),
             pass_k,
             _status(cell),
-        )
+        ]
+        if adapted and (a := cell.adaptation) is not None:
+            row[4:4] = [f"{a.frozen_gain:+.2f}", _difference(cell)]
+            restore = f"{a.cost_to_restore:+.3f}" if a.cost_to_restore is not None else "—"
+            procedure = "reused" if a.reused else shown(a.procedure)
+            row[-1:-1] = [procedure + (" LEAK" if a.leak_flagged else ""), _cost(cell), restore]
+        table.add_row(*row)
     return table
 
 
@@ -181,6 +235,7 @@ def _matrix_cell(cell: Cell | None) -> Text:
     if cell.invalid_trials:
         notes.append((f"invalid {cell.invalid_trials}", "bold yellow"))
         notes.append((f"dropped {cell.dropped_tasks}", "bold yellow"))
+    notes += _adapted_notes(cell)
     for note, style in notes:  # one per line: columns stay narrow
         text.append("\n" + note, style=style)
     return text
@@ -307,6 +362,17 @@ def summary_lines(release: ReleaseStatement) -> list[Text]:
     labels = submission_labels(release)
     if late := [labels[s.bundle_hash] for s in release.submissions if s.late]:
         lines.append(Text(f"late submissions (after closes_at): {', '.join(late)}", style="yellow"))
+    if burned := [labels[s.bundle_hash] for s in release.submissions if s.burned]:
+        lines.append(
+            Text(
+                f"BURNED sealed split (re-scored after an edit): {', '.join(burned)}",
+                style="bold yellow",
+            )
+        )
+    if flagged := sorted(
+        {f"{a.submission} → {a.target}" for a in release.adaptations if a.leak.flagged}
+    ):
+        lines.append(Text(shown(f"LEAK flagged: {', '.join(flagged)}"), style="bold red"))
     return lines
 
 
@@ -319,6 +385,13 @@ def legend(release: ReleaseStatement) -> Text:
         "with effect; safe-stop = stopped on a detected interface change; NEGATIVE = gain "
         "reliably below 0 (BH-controlled); invalid / dropped = accepted invalid trials in "
         "the cell's two arms / tasks left out for them"
+        + (
+            "; adapted cells: the adapted bundle against the frozen baseline, Δ = adapted − "
+            "frozen gain, reused = unchanged by adapting (frozen trials), cost of adapting, "
+            "/1k tok = Δ per 1,000 adaptation tokens where Δ's interval excludes 0"
+            if release.adaptations
+            else ""
+        )
         + (f"; {FEW_FAMILIES_NOTE}" if few else "")
         + f". {SIM_NOTE}.",
         style="dim",

@@ -769,3 +769,17 @@ def test_a_split_rescored_under_another_hash_is_burned(pub: Path) -> None:
     edited = frozen.model_copy(update={"bundle_hash": "e" * 64, "key": "k"})
     name = (frozen.submission or "").split("@")[0]
     assert burned_names([*records, edited]) == {name}
+
+
+def test_the_rendered_release_shows_each_adapted_cell(pub: Path) -> None:
+    release = read_release(pub).release
+    console = Console(width=250, record=True)
+    render_release(release, console, detail=True)
+    out = console.export_text()
+    assert "Transfer matrix (adapted)" in out and "adapted − frozen" in out
+    assert out.count("reused") >= len(release.conditions) - 1  # no-artifacts, every target
+    for a in release.adaptations:
+        if not a.reused:
+            assert a.procedure in out
+    assert "Δ +" in out or "Δ -" in out
+    assert "BURNED" not in out and "LEAK" not in out
