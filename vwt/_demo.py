@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from adapt import PairOutcome, adapt_cycle
 from benchmark import check_cycle_spec, default_cycle_spec_path
 from conditions import Cycle, CycleSpec, CycleState, verify_commitment_and_reveal
 from reports import SignedRelease, build_release
@@ -29,6 +30,22 @@ class DemoResult(BaseModel):
     release: SignedRelease
     execution: Execution
     accounting: Accounting
+
+
+def adaptation_summary(pairs: list[PairOutcome]) -> str:
+    """One line on the adaptation step: pairs, what changed, what it cost, leaks."""
+    changed: dict[str, int] = {}
+    for p in pairs:
+        changed[p.submission] = changed.get(p.submission, 0) + (p.adapted != p.parent)
+    calls = sum(p.cost["calls"] for p in pairs)
+    tokens = sum(p.cost["tokens"] for p in pairs)
+    leaks = sum(p.leak["flagged"] for p in pairs)
+    per = ", ".join(f"{name} {n}" for name, n in changed.items())
+    return (
+        f"adapted {len(pairs)} submission × target pairs through metered gateways "
+        f"({calls} model calls, {tokens:,} tokens, {leaks} leak flags); bundles changed per "
+        f"submission: {per}"
+    )
 
 
 def _rfc3339(t: datetime) -> str:
@@ -74,7 +91,8 @@ def run_demo(
     say: Say = print,
     progress: Progress | None = None,
 ) -> DemoResult:
-    """Init, generate, commit, open, submit the references, run frozen, reveal, verify, report."""
+    """Init, generate, commit, open, submit the references, run frozen, adapt every submission
+    to every target, run the adapted bundles, reveal, verify, report."""
     check_cycle_spec(spec)
     # The demo is not a sealed cycle: without Docker it says so once and runs locally, and
     # the release records the sandbox of every trial. Real cycles refuse that fallback.
@@ -103,9 +121,16 @@ def run_demo(
         f"{accounting.valid} of {accounting.expected} trials valid ({accounting.invalid} invalid, "
         f"{accounting.missing} missing): {accounting.outcomes}"
     )
-    cycle.transition(CycleState.adaptation, "demo: no adaptation phase")
-    cycle.transition(CycleState.adapted_run, "demo: nothing adapted to run")
-    run_phase(cycle, "adapted", sandbox=sandbox)
+    cycle.transition(CycleState.adaptation, "demo: frozen runs final")
+    pairs = adapt_cycle(cycle, sandbox=sandbox)
+    say(adaptation_summary(pairs))
+    cycle.transition(CycleState.adapted_run, "demo: every submission adapted to every target")
+    _, adapted = run_phase(cycle, "adapted", sandbox=sandbox, progress=progress)
+    say(
+        f"adapted run: {adapted.valid} of {adapted.expected} trials valid "
+        f"({adapted.invalid} invalid) for the bundles adapting changed; the unchanged ones "
+        "reuse their frozen trials, and every adapted cell pairs with the frozen baseline"
+    )
     reveal = cycle.reveal()
     verified = verify_commitment_and_reveal(commitment, reveal, cycle.public_key_b64)
     say(f"revealed {len(verified.conditions)} conditions; reveal verifies against the commitment")

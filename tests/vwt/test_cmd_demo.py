@@ -41,7 +41,11 @@ def test_unit_drift_catches_the_recipe_and_not_the_typed_skill(demo_home: Path) 
         if c.varied == ("tool_interface",)
         and c.condition.tool_interface["support-ops"] == "support-ops@2-units"
     )
-    cells = {c.submission: c.metrics for c in release.cells if c.condition_id == units.id}
+    cells = {
+        c.submission: c.metrics
+        for c in release.cells
+        if c.condition_id == units.id and c.phase == "frozen"
+    }
     assert cells["prompt-recipe@1"].with_arm.critical > 0
     assert cells["typed-skill@1"].with_arm.critical == 0
     assert cells["typed-skill@1"].with_arm.safe_stop == cells["typed-skill@1"].with_arm.trials
@@ -51,9 +55,10 @@ def test_every_planned_trial_is_in_the_release(demo_home: Path) -> None:
     release = _release(demo_home).release
     # 11 conditions, one over 3 families: 13 family runs × (baseline + 4 reference
     # submissions) × 4 tasks × k=2
-    assert release.n_trials == 13 * 5 * 4 * 2
+    frozen, adapted = release.accounting
+    assert frozen.expected == 13 * 5 * 4 * 2
     lines = (demo_home / "public" / "trials.jsonl").read_text().splitlines()
-    assert len(lines) == release.n_trials
+    assert len(lines) == release.n_trials == frozen.expected + adapted.expected
 
 
 def test_a_tampered_reveal_fails_verification(demo_home: Path, tmp_path: Path) -> None:
@@ -77,7 +82,9 @@ def test_the_same_home_is_refused_without_force(demo_home: Path) -> None:
 
 def test_the_no_artifacts_arm_differs_from_the_baseline_by_noise_alone(demo_home: Path) -> None:
     release = _release(demo_home).release
-    aa = [c.metrics for c in release.cells if c.submission == "no-artifacts@1"]
+    aa = [
+        c.metrics for c in release.cells if c.submission == "no-artifacts@1" and c.phase == "frozen"
+    ]
     assert len(aa) == 11
     assert not any(m.negative_transfer for m in aa)
     assert all(m.gain_ci.lo <= 0 <= m.gain_ci.hi for m in aa)
@@ -111,3 +118,33 @@ def test_a_target_over_every_family_resamples_families_and_is_flagged(demo_home:
     assert {r["family"] for r in mine} == {"support_ops", "reconciliation", "research_evidence"}
     per_family = {f: sum(r["family"] == f for r in mine) for f in {r["family"] for r in mine}}
     assert len(set(per_family.values())) == 1  # tasks_per_split × k × arms of each family
+
+
+def test_the_adapted_phase_runs_what_adapting_changed_and_rebinds_the_typed_skill(
+    demo_home: Path,
+) -> None:
+    release = _release(demo_home).release
+    lines = [json.loads(line) for line in (demo_home / "public" / "trials.jsonl").open()]
+    adapted = [r for r in lines if r["phase"] == "adapted"]
+    changed = {(a.target, a.adapted) for a in release.adaptations if not a.reused}
+    assert adapted and {(r["condition_id"], r["bundle_hash"]) for r in adapted} == changed
+    assert {r["arm"] for r in adapted} == {"with"}  # the frozen baseline is not run again
+    targets = len(release.conditions) - 1
+    assert len(release.adaptations) == targets * len(release.submissions)
+    assert all(a.reused for a in release.adaptations if a.submission == "no-artifacts@1")
+    assert not any(a.leak.flagged for a in release.adaptations)
+    units = next(
+        c.id
+        for c in release.conditions
+        if c.varied == ("tool_interface",)
+        and c.condition.tool_interface["support-ops"] == "support-ops@2-units"
+    )
+    (skill,) = [
+        c
+        for c in release.cells
+        if (c.condition_id, c.submission, c.phase) == (units, "typed-skill@1", "adapted")
+    ]
+    assert skill.adaptation is not None and skill.adaptation.procedure == "rebind-skills"
+    assert not skill.adaptation.reused and skill.adaptation.cost.calls == 0
+    assert skill.metrics.gain > skill.adaptation.frozen_gain
+    assert skill.metrics.with_arm.safe_stop < skill.metrics.with_arm.trials
