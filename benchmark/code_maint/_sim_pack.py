@@ -4,8 +4,7 @@ Read by the sim engine (``benchmark.sim``), which knows no family. Nothing here 
 task's answer: a request states the broken name (from the error it quotes), the failing test
 or the settings key; the model finds the file to edit in search hits or in the failing tests,
 reads the replacement in the library's changelog (or the test's message), and makes one
-``replace_in_file`` edit. It edits one file per request, so a change needed in two modules is
-beyond it: half done.
+``replace_in_file`` edit per file its search found (``Step.each``).
 """
 
 from __future__ import annotations
@@ -60,7 +59,7 @@ def _call_kind(name: str, triggers: tuple[str, ...], pattern: str) -> Kind:
             "new": Slot("text", derive=_changelog(pattern)),
             "all": _EVERY,
         },
-        (Step("replace", _EDIT, core=True),),
+        (Step("replace", _EDIT, core=True, each="path"),),
     )
 
 

@@ -48,6 +48,7 @@ class _Past:
     action: str | None
     ok: bool
     result: Any
+    arguments: dict[str, Any]
 
 
 class _Stop(Exception):
@@ -191,6 +192,12 @@ class _Mind:
         return round(price * count * (100 if unit == "dollars" else 1))
 
     def from_row(self, rule: FromRow, name: str) -> Any:
+        found = self.from_rows(rule, name)
+        return found[0] if isinstance(found, list) else found
+
+    def from_rows(self, rule: FromRow, name: str) -> Any:
+        """The values of every row ``rule`` matches, in order and distinct (a misread puts
+        another row's first); a ``_Need`` before the read, ``_MISSING`` when none matches."""
         past = self.done(rule.action)
         if past is None:
             return _Need(rule.action)
@@ -203,23 +210,25 @@ class _Mind:
         if not isinstance(rows, list) or not all(wanted):
             return _MISSING
         rows = [r for r in rows if isinstance(r, dict)]
-        index = next(
-            (
-                i
-                for i, r in enumerate(rows)
-                if all(any(w in str(v).lower() for v in r.values()) for w in wanted)
-            ),
-            None,
-        )
-        if index is None:
+        matching = [
+            i
+            for i, r in enumerate(rows)
+            if all(any(w in str(v).lower() for v in r.values()) for w in wanted)
+        ]
+        if not matching:
             return _MISSING
         if self.request.misread == name and len(rows) > 1:  # another row of the list
-            others = [i for i in range(len(rows)) if i != index]
-            index = others[int(self.request.variant * len(others))]
-        key = next((k for k in rows[index] if rule.key in tokens(k)), None)
+            others = [i for i in range(len(rows)) if i != matching[0]]
+            matching[0] = others[int(self.request.variant * len(others))]
+        values = [v for v in (self._cell(rows[i], rule) for i in matching) if v is not _MISSING]
+        return list(dict.fromkeys(values)) or _MISSING
+
+    @staticmethod
+    def _cell(row: dict[str, Any], rule: FromRow) -> Any:
+        key = next((k for k in row if rule.key in tokens(k)), None)
         if key is None:
             return _MISSING
-        value = rows[index][key]
+        value = row[key]
         if rule.pattern is None:
             return value
         found = re.search(rule.pattern, str(value))
@@ -282,7 +291,9 @@ class _Mind:
         return self.spec.on_conflict == "schema"
 
     # --- moves ----------------------------------------------------------------------------
-    def call(self, action: str, args: dict[str, str], depth: int = 0) -> Move:
+    def call(
+        self, action: str, args: dict[str, str], depth: int = 0, bind: dict[str, Any] | None = None
+    ) -> Move:
         name, fn = self.tool_for(action)
         out: dict[str, Any] = {}
         for input_slot, slot_name in args.items():
@@ -293,7 +304,7 @@ class _Mind:
             if slot.type == "code":
                 out[field] = self.code(key, slot_name, belief, prop)
                 continue
-            found = self.value(slot_name, belief)
+            found = bind[slot_name] if bind and slot_name in bind else self.value(slot_name, belief)
             if isinstance(found, _Need):
                 return self.read(found.action, depth)
             if found is _MISSING or found is None:
@@ -321,10 +332,36 @@ class _Mind:
             or step.action in self.guidance.steps
         )
 
+    def repeats(self, step: Step) -> bool:
+        """Whether the model goes on to the next row after acting on one (every call site, not
+        just the first): procedure it knows, or a followed artifact that names the step."""
+        return self.profile.knows_procedure or step.action in self.guidance.steps
+
+    def pending(self, step: Step) -> Any:
+        """The values of ``step.each`` still to act on (a ``_Need`` before the read that lists
+        them; None when the rows list nothing, and the step is then an ordinary one)."""
+        rule = self.kind.slots[str(step.each)].derive
+        if not isinstance(rule, FromRow):
+            return None
+        values = self.from_rows(rule, str(step.each))
+        if isinstance(values, _Need) or values is _MISSING:
+            return values if isinstance(values, _Need) else None
+        used = [
+            v for p in self.past if p.ok and p.action == step.action for v in p.arguments.values()
+        ]
+        return [v for v in values if v not in used]
+
     def next(self, context: str) -> Move:
         try:
             for step in self.kind.steps:
-                if self.done(step.action) or not self.known(step):
+                if not self.known(step):
+                    continue
+                todo = self.pending(step) if step.each else None
+                if isinstance(todo, _Need):
+                    return self.read(todo.action, 0)
+                if todo and (not self.done(step.action) or self.repeats(step)):
+                    return self.call(step.action, step.args, bind={str(step.each): todo[0]})
+                if self.done(step.action):
                     continue
                 return self.call(step.action, step.args)
         except _Stop as stop:
@@ -347,10 +384,16 @@ def _history(
     messages: list[dict[str, Any]], sent: dict[str, dict[str, Any]], request: Request
 ) -> list[_Past]:
     names: dict[str, str] = {}
+    sent_args: dict[str, dict[str, Any]] = {}
     past = []
     for m in messages:
         for tc in m.get("tool_calls") or []:
             names[tc["id"]] = tc["function"]["name"]
+            try:
+                parsed = json.loads(tc["function"].get("arguments") or "{}")
+            except json.JSONDecodeError:
+                parsed = {}
+            sent_args[tc["id"]] = parsed if isinstance(parsed, dict) else {}
         if m.get("role") == "tool":
             content = str(m.get("content") or "")
             ok = not content.startswith("error")
@@ -360,7 +403,7 @@ def _history(
                 result = content  # text, e.g. a loaded skill
             tool = names.get(m.get("tool_call_id", ""), "")
             action = None if tool == LOAD_SKILL else _action_of_tool(tool, sent, request)
-            past.append(_Past(action, ok, result))
+            past.append(_Past(action, ok, result, sent_args.get(m.get("tool_call_id", ""), {})))
     return past
 
 

@@ -86,6 +86,10 @@ class Step:
     args: dict[str, str]
     core: bool = False
     stated: str | None = None
+    each: str | None = None
+    """A request slot derived ``FromRow``: the step is done once per distinct value of the
+    matching rows (each file a search finds) — past the first only by a model that knows the
+    procedure or follows an artifact naming the step."""
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,15 @@
-"""Sim models in code maintenance through its knowledge pack alone (no engine change), run
-through the real trial path (litellm, harness, backend subprocess with real test runs,
-verifier, oracle): the pack reads every instruction as its kind, a mid model solves a fair
-share, a model certain of every skill solves every one-file task, the flipped default is
-critical for a model that misses it only, and a recipe naming the new field right beats one
-naming it wrong."""
+"""Sim models in code maintenance through its knowledge pack, run through the real trial path
+(litellm, harness, backend subprocess with real test runs, verifier, oracle): the pack reads
+every instruction as its kind, a mid model solves a fair share, a model certain of every skill
+solves every task, one that does not know the procedure fixes only the first file of a
+two-file change unless a recipe names the step, the flipped default is critical for a model
+that misses it only, and a recipe naming the new field right beats one naming it wrong."""
 
 import re
 
 import pytest
 
+from benchmark import Task
 from benchmark.code_maint import CALL_KINDS, ENV_ID, KINDS, CodeMaintenance
 from benchmark.code_maint import interface_versions as versions
 from benchmark.code_maint._sim_pack import PACK
@@ -37,20 +38,47 @@ def test_the_family_serves_its_pack(registered: CodeMaintenance) -> None:
 def test_a_mid_model_solves_a_fair_share_on_the_source_interface(
     registered: CodeMaintenance,
 ) -> None:
-    arm = run_arm("acme-2", fam=registered, interface=SOURCE, tasks=16)
+    arm = run_arm("acme-2", fam=registered, interface=SOURCE, tasks=24)
     assert {t.kind for t in arm.tasks} == set(KINDS)
-    assert 0.5 <= arm.success <= 0.9, arm.outcomes
+    assert 0.5 <= arm.success <= 0.95, arm.outcomes
     assert arm.critical == 0
 
 
-def test_a_model_certain_of_every_skill_solves_every_task_in_one_file(
+def _files(task: Task) -> int:
+    return len({c.arguments.get("path") for c in task.reference_calls})
+
+
+def test_a_model_certain_of_every_skill_solves_every_task(
     registered: CodeMaintenance, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model = use_model(monkeypatch, "maint-certain")
     arm = run_arm(model, fam=registered, interface=SOURCE, tasks=16)
-    for task, result in zip(arm.tasks, arm.results, strict=True):
-        one_file = len(task.reference_calls) == 1
-        assert result.outcome.value == ("success" if one_file else "failure"), result.verifier
+    assert any(_files(t) > 1 for t in arm.tasks)
+    assert arm.success == 1.0, arm.outcomes
+
+
+def test_every_call_site_is_fixed_only_by_a_model_that_knows_to_or_is_told(
+    registered: CodeMaintenance, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = use_model(monkeypatch, "maint-first-only", know_procedure=0.0, follows=("numbered",))
+    playbook = AgentArtifacts(
+        recipes=(
+            Recipe(
+                name="every-site",
+                text="1. Search for every call site; edit each file that has one with "
+                "replace_in_file.\n",
+            ),
+        )
+    )
+    bare = run_arm(model, fam=registered, interface=SOURCE, tasks=24, kinds=CALL_KINDS)
+    told = run_arm(
+        model, fam=registered, interface=SOURCE, artifacts=playbook, tasks=24, kinds=CALL_KINDS
+    )
+    two = [i for i, t in enumerate(bare.tasks) if _files(t) > 1]
+    assert two and all(bare.results[i].outcome.value == "failure" for i in two)
+    verdicts = [bare.results[i].verifier for i in two]
+    assert all(v is not None and "call_sites" in " ".join(v.reasons) for v in verdicts)
+    assert sum(told.results[i].outcome.value == "success" for i in two) >= len(two) - 1
 
 
 def test_the_flipped_default_is_critical_for_a_model_that_misses_it_only(
