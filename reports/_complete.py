@@ -54,8 +54,8 @@ def _check_phase(r: ReleaseStatement, acc: PhaseAccounting) -> dict[ArmKey, ArmA
         if key in cells:
             raise ReportError(f"the release accounts for arm {_label(key)} twice", _INCOMPLETE)
         cells[key] = c
-    exact = acc.phase == "frozen" or r.v >= 4
-    if (cells and len(cells) != len(grid)) or (exact and len(cells) != len(grid)):
+    exact = acc.phase == "frozen" or r.v >= 4  # a format-3 adapted phase may be empty
+    if (cells or exact) and len(cells) != len(grid):
         raise ReportError(
             f"the release accounts for {len(cells)} of the {len(grid)} arms of the {acc.phase} "
             "phase (the frozen phase: every condition × the baseline and every submission; the "

@@ -783,3 +783,14 @@ def test_the_rendered_release_shows_each_adapted_cell(pub: Path) -> None:
             assert a.procedure in out
     assert "Δ +" in out or "Δ -" in out
     assert "BURNED" not in out and "LEAK" not in out
+
+
+def test_a_release_without_its_adapted_trials_is_incomplete(pub: Path, cycle: Cycle) -> None:
+    _edit_trials(pub, lambda lines: [r for r in lines if r["phase"] != "adapted"])
+
+    def drop_adapted(s: Json) -> None:
+        s["accounting"][1].update(cells=[], expected=0, valid=0, invalid=0)
+        _pin_trials(s, pub)
+
+    _edit(pub, drop_adapted, sign=cycle.sign)
+    assert_fails(pub, r"accounts for 0 of the \d+ arms of the adapted phase")
