@@ -643,7 +643,12 @@ def test_two_submissions_sharing_a_name_keep_their_own_cells(pub: Path, cycle: C
     _edit(pub, rename_statement, sign=cycle.sign)
     # one name scored under two bundle hashes: its sealed split is burned, and must say so
     assert_fails(pub, rf"submission {name}'s sealed split is burned by its trials")
-    _edit(pub, lambda s: [x.update(burned=True) for x in s["submissions"][:2]], sign=cycle.sign)
+
+    def burn(s: Json) -> None:
+        for x in s["submissions"][:2]:
+            x["burned"] = True
+
+    _edit(pub, burn, sign=cycle.sign)
     v = verify_release(pub)
     assert v.submissions == len(data["submissions"]) and v.burned_submissions == 2
     release = read_release(pub).release

@@ -156,8 +156,8 @@ def test_run_frozen_prints_the_accounting_and_resumes_then_adapted_runs_what_cha
     code, out = vwt("run", "adapted", "--home", home, "--sandbox", "local")
     assert code == 0, out
     changed = adapted_bundles(cycle)
-    families = dict(cycle.evaluation_conditions())
-    planned = sum(len(families[t].task_family.families) * 2 * 2 for t, _ in changed)
+    where = dict(cycle.evaluation_conditions())
+    planned = sum(len(where[t].task_family.families) * 2 * 2 for t, _ in changed)
     assert changed and f"adapted: {planned} of {planned} trials recorded" in out, out
     adapted = cycle.ledger.last("run.adapted")
     assert adapted is not None and adapted.payload["complete"] is True
