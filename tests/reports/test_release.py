@@ -272,7 +272,9 @@ def test_the_release_records_the_red_team_gate_and_is_refused_while_it_fails(
     r = read_release(build_release(cycle)).release
     assert r.v == 4 and r.redteam.passed and r.redteam.tasks_per_split == 20
     families = {f.family: f for f in r.redteam.families}
-    assert set(families) == {"support_ops", "reconciliation", "research_evidence"}
+    roles = cycle.spec.family_roles
+    assert set(families) == {*roles.development, *roles.held_out}
+    assert {"support_ops", "reconciliation", "research_evidence"} <= set(families)
     fam = families["support_ops"]
     assert (fam.family, fam.tasks, fam.failures) == ("support_ops", 60, ())
     assert fam.planted > 0 and len(fam.names) >= 8
