@@ -76,3 +76,8 @@ def serve(env_id: str, version: InterfaceVersion) -> ServedInterface:
 def default_cycle_spec_path() -> Path:
     """The embedded default cycle spec (what ``vwt demo`` runs)."""
     return Path(str(files("benchmark") / "default_cycle.yaml"))
+
+
+def full_cycle_spec_path() -> Path:
+    """The embedded full cycle spec: the default plus code maintenance (``vwt demo --full``)."""
+    return Path(str(files("benchmark") / "full_cycle.yaml"))

@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from adapt import PairOutcome, adapt_cycle
-from benchmark import check_cycle_spec, default_cycle_spec_path
+from benchmark import check_cycle_spec, default_cycle_spec_path, full_cycle_spec_path
 from conditions import Cycle, CycleSpec, CycleState, verify_commitment_and_reveal
 from reports import SignedRelease, build_release
 from runner import Accounting, Execution, resolve_sandbox_kind, run_phase
@@ -57,13 +57,16 @@ def demo_spec(
     k: int | None = None,
     bootstrap: int | None = None,
     now: datetime | None = None,
+    *,
+    full: bool = False,
 ) -> CycleSpec:
-    """The embedded default cycle spec, with optional smaller sizes, on a schedule around now.
+    """The embedded default cycle spec (``full``: the full one, with code maintenance), with
+    optional smaller sizes, on a schedule around now.
 
     The demo runs a whole cycle in minutes, so its submission window opens at ``now`` (the
     current time, to the second) and closes a day later: the window guards hold, unbypassed.
     """
-    spec = CycleSpec.load(default_cycle_spec_path())
+    spec = CycleSpec.load(full_cycle_spec_path() if full else default_cycle_spec_path())
     changes = {
         key: value
         for key, value in (("tasks_per_split", tasks_per_split), ("k", k), ("bootstrap", bootstrap))

@@ -66,6 +66,14 @@ def demo(
     sandbox: Annotated[
         SandboxKind, typer.Option("--sandbox", help="Where environment backends run.")
     ] = SandboxKind.auto,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help="Run the full embedded cycle: the default plus the code-maintenance family, "
+            "whose trials run test suites in the sandbox (several times longer).",
+        ),
+    ] = False,
 ) -> None:
     """Run a whole release cycle offline on the embedded default and print the matrix.
 
@@ -76,7 +84,7 @@ def demo(
     signed release. Models are simulated.
     """
     started = time.perf_counter()
-    spec = demo_spec(tasks, k, bootstrap)
+    spec = demo_spec(tasks, k, bootstrap, full=full)
     with trial_progress() as progress:
         result = run_demo(
             home,

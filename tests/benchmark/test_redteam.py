@@ -106,12 +106,7 @@ def test_sealed_tasks_follow_the_cycle_seed_and_dev_tasks_do_not(
 
 
 def test_require_gate_checks_the_families_a_cycle_uses(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert cycle_families(SPEC) == [
-        "code_maint",
-        "reconciliation",
-        "research_evidence",
-        "support_ops",
-    ]
+    assert cycle_families(SPEC) == ["reconciliation", "research_evidence", "support_ops"]
     assert require_gate(SPEC, "the run").passed
     monkeypatch.setattr(SupportOps, "verify", _always(True))
     with pytest.raises(BenchmarkError) as e:

@@ -11,7 +11,7 @@ from reports import SignedRelease
 from vwt.cli import app
 
 pytestmark = [pytest.mark.slow, pytest.mark.ray]
-SMALL = ["--tasks", "4", "--k", "2", "--max-conditions", "10", "--bootstrap", "500"]
+SMALL = ["--tasks", "4", "--k", "2", "--max-conditions", "9", "--bootstrap", "500"]
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def _release(home: Path) -> SignedRelease:
 def test_published_commitment_and_reveal_verify(demo_home: Path) -> None:
     public = demo_home / "public"
     verified = verify_commitment_and_reveal(public / "commitment.json", public / "reveal.json")
-    assert verified.scope == "full" and len(verified.conditions) == 10
+    assert verified.scope == "full" and len(verified.conditions) == 9
 
 
 def test_unit_drift_catches_the_recipe_and_not_the_typed_skill(demo_home: Path) -> None:
@@ -53,10 +53,10 @@ def test_unit_drift_catches_the_recipe_and_not_the_typed_skill(demo_home: Path) 
 
 def test_every_planned_trial_is_in_the_release(demo_home: Path) -> None:
     release = _release(demo_home).release
-    # 11 conditions, one over 3 families: 13 family runs × (baseline + 4 reference
+    # 10 conditions, one over 3 families: 12 family runs × (baseline + 4 reference
     # submissions) × 4 tasks × k=2
     frozen, adapted = release.accounting
-    assert frozen.expected == 13 * 5 * 4 * 2
+    assert frozen.expected == 12 * 5 * 4 * 2
     lines = (demo_home / "public" / "trials.jsonl").read_text().splitlines()
     assert len(lines) == release.n_trials == frozen.expected + adapted.expected
 
@@ -85,7 +85,7 @@ def test_the_no_artifacts_arm_differs_from_the_baseline_by_noise_alone(demo_home
     aa = [
         c.metrics for c in release.cells if c.submission == "no-artifacts@1" and c.phase == "frozen"
     ]
-    assert len(aa) == 11
+    assert len(aa) == 10
     assert not any(m.negative_transfer for m in aa)
     assert all(m.gain_ci.lo <= 0 <= m.gain_ci.hi for m in aa)
     # sampling noise differs per arm: the A/A comparison is not an identity
@@ -95,7 +95,7 @@ def test_the_no_artifacts_arm_differs_from_the_baseline_by_noise_alone(demo_home
 def test_the_family_axis_is_varied_and_every_family_is_in_the_trials(demo_home: Path) -> None:
     release = _release(demo_home).release
     families = {f for c in release.conditions for f in c.condition.task_family.families}
-    assert families == {"support_ops", "reconciliation", "research_evidence", "code_maint"}
+    assert families == {"support_ops", "reconciliation", "research_evidence"}
     assert any(c.varied == ("task_family",) for c in release.conditions)
     lines = (demo_home / "public" / "trials.jsonl").read_text().splitlines()
     assert {json.loads(line)["family"] for line in lines} == families
@@ -148,3 +148,20 @@ def test_the_adapted_phase_runs_what_adapting_changed_and_rebinds_the_typed_skil
     assert not skill.adaptation.reused and skill.adaptation.cost.calls == 0
     assert skill.metrics.gain > skill.adaptation.frozen_gain
     assert skill.metrics.with_arm.safe_stop < skill.metrics.with_arm.trials
+
+
+def test_the_full_demo_adds_code_maintenance_run_in_the_sandbox(
+    tmp_path: Path, ray_runtime: None
+) -> None:
+    home = tmp_path / "full"
+    small = ["--tasks", "2", "--k", "1", "--max-conditions", "10", "--bootstrap", "200"]
+    result = CliRunner().invoke(app, ["demo", "--full", "--home", str(home), *small])
+    assert result.exit_code == 0, result.output
+    release = _release(home).release
+    assert "code_maint" in {f.family for f in release.redteam.families}
+    code = [c for c in release.conditions if c.condition.task_family.families == ("code_maint",)]
+    assert len(code) == 1 and code[0].varied == ("task_family",)
+    lines = [json.loads(line) for line in (home / "public" / "trials.jsonl").open()]
+    mine = [r for r in lines if r["family"] == "code_maint" and r["phase"] == "frozen"]
+    assert len(mine) == 5 * 2 * 1  # arms × tasks × k
+    assert all(r["outcome"] != "invalid" for r in mine)
