@@ -33,8 +33,7 @@ from adapt._meter import Budget, MeteredGateway
 from adapt._procedures import adapt_bundle
 from adapt.errors import AdaptError
 from benchmark import Task, family
-from conditions import Cycle, CycleState, LedgerEntry, Target
-from conditions._cycle import ADAPTATION_EVENT
+from conditions import ADAPTATION_EVENT, Cycle, CycleState, LedgerEntry, Target
 from drift import write_atomic
 from submissions import Bundle, BundleStore, submitted_bundles, write_bundle
 

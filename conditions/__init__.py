@@ -9,7 +9,7 @@ from conditions._commitment import (
     SignedCommitment,
 )
 from conditions._condition import AXES, Condition, ModelAxis, TaskFamilyAxis, keyed_condition_id
-from conditions._cycle import Cycle
+from conditions._cycle import ADAPTATION_EVENT, Cycle
 from conditions._keys import PASSPHRASE_ENV, fingerprint, verify_signature
 from conditions._ledger import GENESIS, Ledger, LedgerCheckpoint, LedgerEntry
 from conditions._merkle import inclusion_proof, merkle_root, verify_inclusion
@@ -39,6 +39,7 @@ from conditions._verify import (
 from conditions.errors import ConditionsError
 
 __all__ = [
+    "ADAPTATION_EVENT",
     "AXES",
     "GENESIS",
     "NEXT_STEP",

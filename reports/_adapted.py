@@ -19,8 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from adapt import AccessLog, AdaptError, adapted_dir, read_access_log, read_record, sealed_reads
 from benchmark import Task, family
 from benchmark.errors import BenchmarkError
-from conditions import Condition, Cycle
-from conditions._cycle import ADAPTATION_EVENT
+from conditions import ADAPTATION_EVENT, Condition, Cycle
 from reports._cell import GainDifference
 from reports.errors import ReportError
 

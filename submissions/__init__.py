@@ -16,7 +16,13 @@ from submissions._limits import (
     MAX_PATH_CHARS,
 )
 from submissions._listing import ListedArtifact, ListedSubmission, list_submissions
-from submissions._manifest import MANIFEST_FILE, ArtifactEntry, ArtifactKind, BundleManifest
+from submissions._manifest import (
+    MANIFEST_FILE,
+    AdaptationDeclaration,
+    ArtifactEntry,
+    ArtifactKind,
+    BundleManifest,
+)
 from submissions._receipt import Receipt, ReceiptStatement, read_receipt
 from submissions._reference import REFERENCE_NAMES, reference_bundles, reference_dir
 from submissions._store import (
@@ -38,6 +44,7 @@ __all__ = [
     "MAX_PATH_CHARS",
     "REFERENCE_NAMES",
     "SUBMISSION_EVENT",
+    "AdaptationDeclaration",
     "ArtifactEntry",
     "ArtifactKind",
     "Bundle",

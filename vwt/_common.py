@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
+from adapt.errors import AdaptError
 from benchmark.errors import BenchmarkError
 from conditions.errors import ConditionsError
 from drift.errors import DriftError
@@ -27,6 +28,7 @@ console = Console()
 err_console = Console(stderr=True)
 
 USER_ERRORS = (
+    AdaptError,
     BenchmarkError,
     ConditionsError,
     DriftError,

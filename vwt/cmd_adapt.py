@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, ParamSpec, TypeVar
 
 import typer
 from rich.markup import escape
 
-from adapt import AdaptError, PairOutcome, adapt_cycle, export_pair_kit, import_pair
+from adapt import PairOutcome, adapt_cycle, export_pair_kit, import_pair
 from conditions import Cycle
 from runner import SandboxKind
 from vwt._common import (
     DEFAULT_HOME,
-    EXIT_USER_ERROR,
     AsJson,
     Home,
     console,
-    print_user_error,
     user_errors,
 )
 
@@ -36,20 +32,6 @@ Submission = Annotated[
     str, typer.Option("--submission", help="The submission's name (or name@version).")
 ]
 TargetId = Annotated[str, typer.Option("--target", help="The target's id (vwt conditions list).")]
-
-
-def _adapt_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """An AdaptError is the user's to fix: one line and its hint, exit 2."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return fn(*args, **kwargs)
-        except AdaptError as e:
-            print_user_error(str(e), e.hint)
-            raise typer.Exit(EXIT_USER_ERROR) from None
-
-    return wrapper
 
 
 def _line(o: PairOutcome) -> str:
@@ -69,7 +51,6 @@ def _line(o: PairOutcome) -> str:
 
 @app.callback(invoke_without_command=True)
 @user_errors
-@_adapt_errors
 def adapt(
     ctx: typer.Context,
     home: Home = DEFAULT_HOME,
@@ -109,7 +90,6 @@ def adapt(
 
 @app.command()
 @user_errors
-@_adapt_errors
 def kit(
     submission: Submission,
     target: TargetId,
@@ -128,7 +108,6 @@ def kit(
 
 @app.command("import")
 @user_errors
-@_adapt_errors
 def import_(
     submission: Submission,
     target: TargetId,

@@ -1,4 +1,5 @@
-"""Shared fixtures for the adaptation tests: targets of the default cycle, kits, a fake writer."""
+"""Shared fixtures for the adaptation tests: targets of the full embedded cycle, kits, a fake
+writer."""
 
 from __future__ import annotations
 
@@ -11,16 +12,18 @@ from litellm import CustomLLM, ModelResponse
 from litellm.types.utils import Usage
 
 from adapt import AdaptationKit, Budget, MeteredGateway
-from benchmark import default_cycle_spec_path, load_litellm
+from benchmark import full_cycle_spec_path, load_litellm
 from conditions import Condition, CycleSpec
 
-SPEC = CycleSpec.model_validate(yaml.safe_load(default_cycle_spec_path().read_text()))
+SPEC = CycleSpec.model_validate(yaml.safe_load(full_cycle_spec_path().read_text()))
+"""The embedded full cycle: every built-in family."""
 FAMILY_OF_ENV = {"support-ops": "support_ops", "reconciliation": "reconciliation"}
 FAMILY_OF_ENV["research"] = "research_evidence"
+FAMILY_OF_ENV["repo"] = "code_maint"
 
 
 def target(interface: str) -> Condition:
-    """The default cycle's source with one environment's interface changed, on its family's
+    """The full cycle's source with one environment's interface changed, on its family's
     tasks (e.g. 'support-ops@2-units')."""
     env = interface.split("@")[0]
     src = SPEC.source
@@ -33,7 +36,7 @@ def target(interface: str) -> Condition:
 
 
 def kit(interface: str, sample: int = 4, **kw: Any) -> AdaptationKit:
-    """The adaptation kit of ``target(interface)`` in the default cycle."""
+    """The adaptation kit of ``target(interface)`` in the full cycle."""
     return AdaptationKit(target(interface), cycle_seed=SPEC.seed, sample=sample, **kw)
 
 

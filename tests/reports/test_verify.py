@@ -21,8 +21,7 @@ from rich.console import Console
 import reports._verify
 from adapt import adapt_cycle
 from benchmark import default_cycle_spec_path
-from conditions import Condition, Cycle, CycleSpec, CycleState, plan_targets
-from conditions._cycle import ADAPTATION_EVENT
+from conditions import ADAPTATION_EVENT, Condition, Cycle, CycleSpec, CycleState, plan_targets
 from reports import (
     RELEASE_FILE,
     TRIALS_FILE,

@@ -10,8 +10,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from adapt import KIT_FILE, read_access_log, sealed_tasks
-from conditions import Cycle, CycleState
-from conditions._cycle import ADAPTATION_EVENT
+from conditions import ADAPTATION_EVENT, Cycle, CycleState
 from submissions import SUBMISSION_EVENT, BundleStore, reference_bundles, submit
 from tests.reports.test_verify import single_axis_targets, small_spec
 from vwt.cli import app
