@@ -11,7 +11,9 @@ from drift import InterfaceVersion
 from runner._records import Arm, Batch, Phase, TrialSpec, trial_key
 from submissions import Bundle
 
-BATCH_SIZE = 48
+BATCH_SIZE = 72
+"""Trials per batch (one sandbox each): one batch per arm and family at the default 24 tasks ×
+k=3, since a Docker sandbox costs about half a second to start."""
 
 
 def _arms(bundles: list[Bundle], baseline: bool) -> list[tuple[Arm, Bundle | None]]:
