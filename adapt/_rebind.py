@@ -13,7 +13,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from benchmark.harness import InterfaceRequirement, TypedSkill
+from benchmark.harness import InterfaceRequirement, TypedSkill, rebound_skill
 from drift import Change, ServedInterface, ToolSet, classify, read_convention
 
 _RESPELLED = re.compile(r"'([^']+)' → '([^']+)'")
@@ -87,32 +87,8 @@ def _plan(skill: TypedSkill, req: InterfaceRequirement, now: ServedInterface) ->
 def _apply(
     skill: TypedSkill, req: InterfaceRequirement, now: ServedInterface, plan: _Plan
 ) -> TypedSkill:
-    steps = []
-    for step in skill.steps:
-        tool = plan.tools.get(step.tool, step.tool)
-        args = {plan.fields.get((tool, k), k): v for k, v in step.args.items()}
-        steps.append(step.model_copy(update={"tool": tool, "args": args}))
-    renamed = {old: new for (_, old), new in plan.fields.items()}
-    units = {renamed.get(k, k): v for k, v in skill.units.items()}
-    requires = tuple(
-        InterfaceRequirement(
-            env=r.env,
-            version=now.version.label,
-            schema_digest=now.digest,
-            tools=tuple(now.tools.to_mcp()),
-        )
-        if r is req
-        else r
-        for r in skill.requires
-    )
-    return skill.model_copy(
-        update={
-            "steps": tuple(steps),
-            "permissions": tuple(plan.tools.get(t, t) for t in skill.permissions),
-            "units": {**units, **plan.units},
-            "codes": {k: plan.codes.get(v, v) for k, v in skill.codes.items()},
-            "requires": requires,
-        }
+    return rebound_skill(
+        skill, req, now, plan.tools, plan.fields, units=plan.units, codes=plan.codes
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from benchmark.harness._skill_ir import InterfaceRequirement, SkillStep, TypedSkill
+from benchmark.harness._skill_ir import InterfaceRequirement, TypedSkill
 from drift import Change, ServedInterface, ToolSet, classify
 
 
@@ -36,11 +36,27 @@ def _rebind(
 ) -> TypedSkill:
     tools = {c.was: c.tool for c in changes if c.kind == "tool_renamed" and c.was}
     fields = {(c.tool, c.was): c.path for c in changes if c.kind == "field_renamed" and c.was}
+    return rebound_skill(skill, req, now, tools, fields)
+
+
+def rebound_skill(
+    skill: TypedSkill,
+    req: InterfaceRequirement,
+    now: ServedInterface,
+    tools: dict[str, str],
+    fields: dict[tuple[str, str], str],
+    *,
+    units: dict[str, str] | None = None,
+    codes: dict[str, str] | None = None,
+) -> TypedSkill:
+    """``skill`` with ``tools`` (old → new name) and ``fields`` ((tool, old) → new) renamed in
+    its steps, permissions and units, ``units`` and ``codes`` (old → new code) applied, and
+    ``req`` replaced by a requirement of the served interface ``now``."""
     steps = []
     for step in skill.steps:
         tool = tools.get(step.tool, step.tool)
         args = {fields.get((tool, k), k): v for k, v in step.args.items()}
-        steps.append(SkillStep(tool=tool, args=args, note=step.note))
+        steps.append(step.model_copy(update={"tool": tool, "args": args}))
     renamed = {old: new for (_, old), new in fields.items()}
     requires = tuple(
         InterfaceRequirement(
@@ -57,7 +73,8 @@ def _rebind(
         update={
             "steps": tuple(steps),
             "permissions": tuple(tools.get(t, t) for t in skill.permissions),
-            "units": {renamed.get(k, k): v for k, v in skill.units.items()},
+            "units": {**{renamed.get(k, k): v for k, v in skill.units.items()}, **(units or {})},
+            "codes": {k: (codes or {}).get(v, v) for k, v in skill.codes.items()},
             "requires": requires,
         }
     )
