@@ -20,6 +20,7 @@ from benchmark.sim._guidance import _TAG, Guidance, Key, read_guidance
 from benchmark.sim._intent import Request, read_request
 from benchmark.sim._pack import FromResult, FromRow, LineTotal, Slot, Step
 from benchmark.sim._profile import Profile, draw_profile
+from benchmark.sim._rewrite import playbook_of, rewrite
 from benchmark.sim._text import best_match, score, tokens
 from benchmark.sim._values import OMIT, encode, meaning_of, pick_code
 from drift import Convention, read_convention, unit_in
@@ -427,6 +428,8 @@ def next_move(
 ) -> Move:
     """The model's next move given everything it was sent."""
     turn = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    if not tools and playbook_of(turn) is not None:  # asked to rewrite a playbook, not to act
+        return Move(text=rewrite(spec, seed, turn))
     # artifacts sit in the system prompt, in loaded skills, or in the user turn after the request
     context = "\n".join(
         [

@@ -46,15 +46,18 @@ def test_the_typed_skill_is_rebound_without_a_model_call_and_then_works() -> Non
     assert after.count("success") > before.count("success"), after
 
 
-def test_the_sim_cannot_rewrite_a_recipe_so_it_is_kept_as_it_was() -> None:
-    """A sim model reads a rewrite request as a task it cannot do: its reply does not parse,
-    and the recipe stays as submitted (the calls it cost are still charged)."""
+def test_the_sim_rewrites_the_recipe_the_changes_touch_and_keeps_the_others() -> None:
+    """The target's model reads the changes: the refund playbook's renamed field and its new
+    unit are carried into the text; playbooks no change touches come back unchanged."""
     frozen = REFERENCE["prompt-recipe"]
     adapted = rewrite_recipes(frozen, kit(UNITS), gateway())
-    assert not adapted.changed and adapted.hash == frozen.hash
-    recipes = len(frozen.files)
-    assert sum("reply not kept" in n for n in adapted.notes) == recipes, adapted.notes
-    assert adapted.cost.calls > recipes  # the probe trials and one request per recipe
+    changed = [d.path for d in adapted.diff if d.status == "changed"]
+    assert adapted.changed and changed == ["refund-playbook.md"], adapted.notes
+    text = adapted.bundle.files["refund-playbook.md"]
+    assert "amount (in dollars)" in text and "amount_cents" not in text and "x 100" not in text
+    old = frozen.files["refund-playbook.md"].splitlines()
+    assert [a for a, b in zip(old, text.splitlines(), strict=True) if a != b] == [old[4]]
+    assert adapted.cost.calls > len(frozen.files)  # the probe trials and one request per recipe
 
 
 def test_a_recipe_rewrite_that_parses_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
