@@ -148,7 +148,10 @@ def test_opt_dir_is_the_env_var_else_the_repository_copy(
     assert Path(opt_dir()) == Path(__file__).parents[2] / "scripts" / "sandbox-image"
 
 
-async def _run_through_backend(sb: Sandbox, python: list[str]) -> None:
+async def assert_runs_through_backend(sb: Sandbox, python: list[str]) -> None:
+    """A backend served in ``sb`` imports run_limited beside the server: a command's exit code
+    comes back, one past its time limit is killed (137, timed out), and the library directory
+    is the sandbox's."""
     backend = BackendProcess(await sb.spawn(backend_argv(python)), timeout=60)
     try:
         await backend.request("reset", "s", state={})
@@ -177,7 +180,7 @@ def backend_mounts(tmp_path: Path) -> list[Mount]:
 def test_a_backend_imports_it_beside_the_server_in_a_local_sandbox(tmp_path: Path) -> None:
     async def main() -> None:
         async with LocalSandbox(mounts=backend_mounts(tmp_path)) as sb:
-            await _run_through_backend(sb, [sys.executable, "-I", "-S"])
+            await assert_runs_through_backend(sb, [sys.executable, "-I", "-S"])
 
     asyncio.run(main())
 
@@ -230,6 +233,6 @@ def test_a_backend_imports_it_beside_the_server_in_a_docker_sandbox(tmp_path: Pa
 
     async def main() -> None:
         async with DockerSandbox(mounts=backend_mounts(tmp_path)) as sb:
-            await _run_through_backend(sb, ["python3"])
+            await assert_runs_through_backend(sb, ["python3"])
 
     asyncio.run(main())
