@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export RAY_USAGE_STATS_ENABLED := 0
 
-.PHONY: demo test lint typecheck pytest sandbox bench clean
+.PHONY: demo test lint typecheck pytest sandbox browser bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ demo: $(VENV)/.installed
 sandbox:
 	bash scripts/sandbox-setup.sh
 
+# Debian's chromium for the HTML report's browser tests (no browser download).
+browser:
+	bash scripts/browser-setup.sh
+
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -40,12 +44,17 @@ pytest: $(VENV)/.installed-dev
 
 test: $(VENV)/.installed-dev
 	-bash scripts/sandbox-setup.sh
+	-bash scripts/browser-setup.sh
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/pytest
 
-bench: $(VENV)/.installed
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	touch $@ $(VENV)/.installed
+
+bench: $(VENV)/.installed-bench
 	@for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
