@@ -18,6 +18,7 @@ from reports._cell import (
     cell_metrics,
     gain_difference,
 )
+from reports._flags import Flag, cell_flags
 from reports._matrix import Cell, build_matrix
 from reports._release import (
     RELEASE_FILE,
@@ -47,6 +48,7 @@ __all__ = [
     "Cell",
     "CellMetrics",
     "FileRef",
+    "Flag",
     "GainDifference",
     "Interval",
     "IntervalMethod",
@@ -66,6 +68,7 @@ __all__ = [
     "binomial_sign_test",
     "build_matrix",
     "build_release",
+    "cell_flags",
     "cell_metrics",
     "condition_label",
     "gain_difference",

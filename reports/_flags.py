@@ -1,0 +1,282 @@
+"""What a matrix cell's flags are and what they mean: the one list the terminal and HTML show.
+
+Each flag has a short label for the matrix, a severity for its colour and one plain sentence
+that explains it (shown on hover in the HTML report and in the legend in the terminal).
+Severities, worst first: ``critical`` (the artifacts caused silent wrong actions with effect, or
+the adaptation read sealed tasks), ``negative`` (gain reliably below 0 through wrong actions),
+``caution`` (read the numbers with care) and ``info``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from reports._cell import CEILING, FEW_FAMILIES, OBSOLETE_MARGIN, PROVISIONAL_BELOW, CellMetrics
+from reports._matrix import Cell
+from reports._stats_arms import ArmSummary
+
+Severity = Literal["critical", "negative", "caution", "info"]
+"""How much a flag matters, worst first."""
+
+SEVERITIES: tuple[Severity, ...] = ("critical", "negative", "caution", "info")
+"""The severities, worst first (the order of ``cell_flags``)."""
+
+FEW_FAMILIES_MARK = "†"
+"""Shown after the gain of a cell that resamples fewer than 5 families."""
+
+NO_SOURCE_CELL = "no source cell given"
+"""Retention's reason in a source cell (no flag: retention is defined against it)."""
+
+
+class Flag(BaseModel):
+    """One thing to know about a cell, beside its gain."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    code: str = Field(description="Stable identifier, e.g. 'critical' or 'negative-safe-stops'.")
+    label: str = Field(description="Short text shown in the matrix, e.g. 'critical 5 (base 0)'.")
+    severity: Severity = Field(description="critical, negative, caution or info (colour).")
+    explanation: str = Field(description="One plain sentence saying what the flag means here.")
+
+
+def p_neg_text(p: float) -> str:
+    """The negative-transfer p-value as the matrix shows it: 'p_neg = 0.02'."""
+    return f"p_neg = {p:.2g}"
+
+
+def _valid(arm: ArmSummary) -> int:
+    return arm.trials - arm.invalid
+
+
+def _critical(m: CellMetrics) -> list[Flag]:
+    w, b = m.with_arm.critical, m.without_arm.critical
+    if w > b:
+        return [
+            Flag(
+                code="critical",
+                label=f"CRITICAL {w} (base {b})",
+                severity="critical",
+                explanation=(
+                    f"{w} of {_valid(m.with_arm)} trials with the artifacts silently used changed "
+                    f"semantics with effect (a wrong action), against {b} of "
+                    f"{_valid(m.without_arm)} without them: the artifacts caused {w - b} more."
+                ),
+            )
+        ]
+    if b:
+        return [
+            Flag(
+                code="baseline-critical",
+                label=f"baseline critical {b}",
+                severity="caution" if w else "info",
+                explanation=(
+                    f"The baseline without artifacts silently used changed semantics in {b} of "
+                    f"{_valid(m.without_arm)} trials; with the artifacts {w} of "
+                    f"{_valid(m.with_arm)} did: the artifacts did not cause more."
+                ),
+            )
+        ]
+    return []
+
+
+def _negative(m: CellMetrics) -> list[Flag]:
+    """Negative transfer, by what the lost successes became: safe stops or wrong actions."""
+    if not m.negative_transfer:
+        return []
+    w, b = m.with_arm, m.without_arm
+    extra_stops = w.safe_stop / max(_valid(w), 1) - b.safe_stop / max(_valid(b), 1)
+    p = f"{p_neg_text(m.p_negative)}, decided by Benjamini-Hochberg at q = {m.fdr_q}"
+    if w.critical <= b.critical and extra_stops >= -m.gain / 2:
+        return [
+            Flag(
+                code="negative-safe-stops",
+                label="negative: stops safely",
+                severity="caution",
+                explanation=(
+                    f"The gain {m.gain:+.2f} is reliably below 0 ({p}), and most of the loss is "
+                    f"safe stops ({w.safe_stop} with the artifacts, {b.safe_stop} without): the "
+                    "artifacts noticed the changed interface and stopped instead of acting wrongly."
+                ),
+            )
+        ]
+    return [
+        Flag(
+            code="negative-wrong-actions",
+            label="negative: wrong actions",
+            severity="negative",
+            explanation=(
+                f"The gain {m.gain:+.2f} is reliably below 0 ({p}), and the loss is failed or "
+                f"critical trials ({w.critical} critical with the artifacts, {b.critical} "
+                "without), not safe stops: the artifacts made the agent act wrongly."
+            ),
+        )
+    ]
+
+
+def _fragile(m: CellMetrics) -> list[Flag]:
+    loo = getattr(m, "loo", None)  # added by CellMetrics v3
+    if loo is None or loo.sign_stable:
+        return []
+    return [
+        Flag(
+            code="fragile",
+            label="fragile",
+            severity="caution",
+            explanation=(
+                f"Leaving out a single {loo.unit} moves the gain between {loo.min_gain:+.2f} and "
+                f"{loo.max_gain:+.2f}: its sign rests on one {loo.unit}."
+            ),
+        )
+    ]
+
+
+def _range(m: CellMetrics) -> list[Flag]:
+    """Obsolete, or at the ceiling; and at the floor."""
+    flags = []
+    if m.obsolete:
+        flags.append(
+            Flag(
+                code="obsolete",
+                label="obsolete",
+                severity="info",
+                explanation=(
+                    f"The baseline already scores {m.score_without:.2f} (at least {CEILING}) and "
+                    f"the gain's interval lies within ±{OBSOLETE_MARGIN}: the artifacts no longer "
+                    "add anything here."
+                ),
+            )
+        )
+    elif m.ceiling:
+        flags.append(
+            Flag(
+                code="ceiling",
+                label="ceiling",
+                severity="caution",
+                explanation=(
+                    f"The baseline scores {m.score_without:.2f} (at least {CEILING}), so there is "
+                    "little room left for a gain."
+                ),
+            )
+        )
+    if m.floor:
+        flags.append(
+            Flag(
+                code="floor",
+                label="floor",
+                severity="caution",
+                explanation=(
+                    "Both arms failed every paired task, so the cell cannot show whether the "
+                    "artifacts help or hurt."
+                ),
+            )
+        )
+    return flags
+
+
+def _sample(cell: Cell) -> list[Flag]:
+    """Provisional, few families, invalid or dropped."""
+    m, flags = cell.metrics, []
+    if m.provisional:
+        flags.append(
+            Flag(
+                code="provisional",
+                label="provisional",
+                severity="caution",
+                explanation=(
+                    f"Only {m.n_tasks} tasks ran validly in both arms (fewer than "
+                    f"{PROVISIONAL_BELOW}), too few for the numbers to mean much."
+                ),
+            )
+        )
+    if m.few_clusters:
+        flags.append(
+            Flag(
+                code="few-families",
+                label=f"{FEW_FAMILIES_MARK} {m.n_clusters} families",
+                severity="caution",
+                explanation=(
+                    f"The cell spans {m.n_clusters} task families (fewer than {FEW_FAMILIES}): its "
+                    "interval is a t-interval over family means and its sign-flip p is at least "
+                    f"1/2^{m.n_clusters}, too large to show negative transfer at q = 0.05."
+                ),
+            )
+        )
+    if cell.invalid_trials or cell.dropped_tasks:
+        flags.append(
+            Flag(
+                code="invalid",
+                label=f"invalid {cell.invalid_trials}, dropped {cell.dropped_tasks}",
+                severity="caution",
+                explanation=(
+                    f"{cell.invalid_trials} trials of the two arms failed for infrastructure "
+                    f"reasons and were accepted as invalid; {cell.dropped_tasks} tasks were left "
+                    "out of the gain because one arm had no valid trial."
+                ),
+            )
+        )
+    return flags
+
+
+def _notes(cell: Cell, stops_told: bool) -> list[Flag]:
+    """Safe stops (unless ``stops_told`` by a negative flag) and retention not reported."""
+    m, flags = cell.metrics, []
+    w, b = m.with_arm, m.without_arm
+    if w.safe_stop and not stops_told:
+        flags.append(
+            Flag(
+                code="safe-stops",
+                label=f"safe stops {w.safe_stop}",
+                severity="info",
+                explanation=(
+                    f"{w.safe_stop} of {_valid(w)} trials with the artifacts ({b.safe_stop} "
+                    "without) stopped and reported a detected interface change: not a success, "
+                    "and no wrong action."
+                ),
+            )
+        )
+    reason = m.retention_reason
+    if m.retention is None and reason and reason != NO_SOURCE_CELL:
+        flags.append(
+            Flag(
+                code="no-retention",
+                label="retention n/a",
+                severity="info",
+                explanation=f"Retention (target gain / source gain) is not reported: {reason}.",
+            )
+        )
+    return flags
+
+
+def _leak(cell: Cell) -> list[Flag]:
+    if cell.adaptation is None or not cell.adaptation.leak_flagged:
+        return []
+    return [
+        Flag(
+            code="leak",
+            label="LEAK",
+            severity="critical",
+            explanation=(
+                "The leak gate found text of sealed test tasks in this submission's artifacts "
+                "(frozen or adapted): its adapted numbers may not measure transfer."
+            ),
+        )
+    ]
+
+
+def cell_flags(cell: Cell) -> tuple[Flag, ...]:
+    """Every flag of ``cell``, worst severity first (in a fixed order within a severity)."""
+    m = cell.metrics
+    negative = _negative(m)
+    stops_told = any(f.code == "negative-safe-stops" for f in negative)
+    flags = [
+        *_leak(cell),
+        *_critical(m),
+        *negative,
+        *_fragile(m),
+        *_range(m),
+        *_sample(cell),
+        *_notes(cell, stops_told),
+    ]
+    return tuple(sorted(flags, key=lambda f: SEVERITIES.index(f.severity)))
