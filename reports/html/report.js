@@ -1,0 +1,365 @@
+"use strict";
+// The report page: builds everything from the embedded JSON. Every text from the release is
+// inserted with textContent (never as HTML): a release is untrusted input.
+(function () {
+  const data = JSON.parse(document.getElementById("release-data").textContent);
+  const traces = JSON.parse(document.getElementById("trace-data").textContent);
+  const OUTCOME_TEXT = { success: "success", safe_stop: "safe stop", failure: "failure",
+    critical: "critical", invalid: "invalid" };
+  const CHIP_TEXT = { success: "✓", safe_stop: "stop", failure: "✗", critical: "CRIT",
+    invalid: "inv" };
+  const AXIS_TEXT = { model: "model", provider: "provider", tool_interface: "tool interface",
+    task_family: "task family", harness: "harness" };
+  const conditions = new Map(data.conditions.map((c) => [c.id, c]));
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") node.className = v;
+      else if (k === "text") node.textContent = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const c of children) {
+      if (c === null || c === undefined || c === false) continue;
+      node.append(typeof c === "string" ? document.createTextNode(c) : c);
+    }
+    return node;
+  }
+  const signed = (x) => (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(2);
+  const interval = (ci) => "[" + signed(ci[0]) + ", " + signed(ci[1]) + "]";
+  const num = (x) => x.toLocaleString("en-US");
+  const pct = (x) => (100 * x).toFixed(0) + "%";
+
+  // Heatmap colour: white at 0, red below, blue above, full at |gain| >= 0.5.
+  function heat(gain) {
+    const t = Math.min(1, Math.abs(gain) / 0.5) * 0.8;
+    const to = gain < 0 ? [203, 24, 29] : [33, 102, 172];
+    const mix = to.map((c) => Math.round(255 + (c - 255) * t));
+    return "rgb(" + mix.join(",") + ")";
+  }
+  const ink = (gain) => (Math.abs(gain) >= 0.35 ? "#fff" : "#111");
+
+  function outcomeBar(counts) {
+    const bar = el("div", { class: "bar" });
+    if (!counts) return bar;
+    const total = data.outcomes.reduce((s, o) => s + counts[o], 0) || 1;
+    for (const o of data.outcomes) {
+      if (counts[o]) bar.append(el("span", { class: "o-" + o, style: "width:" + (100 * counts[o] / total) + "%" }));
+    }
+    return bar;
+  }
+  const countsText = (counts) => counts
+    ? data.outcomes.filter((o) => counts[o]).map((o) => counts[o] + " " + OUTCOME_TEXT[o]).join(", ")
+    : "no trials";
+
+  function flagBadges(cell) {
+    return el("span", { class: "flags" }, ...cell.flags.map((f) =>
+      el("span", { class: "flag sev-" + f.severity, title: f.explanation, "data-code": f.code, text: f.label })));
+  }
+
+  // ---- header -------------------------------------------------------------------------
+  document.getElementById("title").textContent = "Release of cycle " + data.cycle;
+  document.getElementById("summary").textContent =
+    "built " + data.created_at + " · " + data.conditions.length + " conditions · " +
+    data.submissions.length + " submissions · " + num(data.n_trials) + " trials · " +
+    data.tasks_per_split + " tasks per split × k=" + data.k + " · " + data.cells.length + " cells";
+  document.getElementById("notes").textContent =
+    (data.sim ? data.sim_note + ". " : "") +
+    "Intervals are " + Math.round(100 * 0.95) + "% intervals (cluster bootstrap or t-interval, B = " +
+    num(data.bootstrap) + "); negative transfer is decided by Benjamini–Hochberg at q = " + data.fdr_q +
+    ". This page verifies nothing: run `vwt report verify` on the release directory." +
+    (data.accepted_invalid ? " The operator published invalid trials (accepted)." : "");
+
+  // ---- critical-failures panel ----------------------------------------------------------
+  function cellName(cell) {
+    const c = conditions.get(cell.condition);
+    return cell.submission + " — " + (c ? c.label : cell.condition) + " (" + cell.phase + ")";
+  }
+  (function criticalPanel() {
+    const list = document.getElementById("critical-list");
+    const caused = data.cells.map((c, i) => [c, i])
+      .filter(([c]) => c.flags.some((f) => f.code === "critical"))
+      .sort((a, b) => b[0].outcomes[0].critical - a[0].outcomes[0].critical);
+    if (!caused.length) {
+      list.append(el("p", { text: "No cell's artifacts caused a critical drift failure." }));
+    } else {
+      list.append(el("ul", {}, ...caused.map(([c, i]) => {
+        const w = c.outcomes[0], b = c.outcomes[1];
+        return el("li", { class: "critical-item" },
+          el("a", { href: "#cell-panel", "data-cell": i, onclick: (e) => { e.preventDefault(); showCell(i); } },
+            cellName(c)),
+          ": " + w.critical + " critical with artifacts (baseline " + (b ? b.critical : 0) + "); " +
+          w.safe_stop + " safe stops, " + w.failure + " plain failures, " + w.success + " successes");
+      })));
+    }
+    const baseline = new Map();
+    for (const c of data.cells) {
+      const b = c.outcomes[1];
+      if (b && b.critical && c.phase === "frozen") baseline.set(c.condition, b);
+    }
+    if (baseline.size) {
+      list.append(el("p", { class: "note", text: "The baseline (no artifacts) failed critically on its own in:" }),
+        el("ul", {}, ...[...baseline].map(([cid, b]) =>
+          el("li", { class: "baseline-critical" }, (conditions.get(cid) || { label: cid }).label + ": " +
+            b.critical + " critical, " + b.safe_stop + " safe stops of " +
+            data.outcomes.reduce((s, o) => s + b[o], 0) + " trials"))));
+    }
+  })();
+
+  // ---- filters --------------------------------------------------------------------------
+  const phases = ["frozen", "adapted"].filter((p) => data.cells.some((c) => c.phase === p));
+  const shown = { axes: new Set(["source", ...data.axes]), bundles: new Set(data.submissions.map((s) => s.bundle)),
+    phases: new Set(phases) };
+  function checkbox(group, set, value, text) {
+    const box = el("input", { type: "checkbox", checked: true, "data-filter": group, value: value,
+      onchange: () => { box.checked ? set.add(value) : set.delete(value); applyFilters(); } });
+    return el("label", {}, box, " " + text);
+  }
+  document.getElementById("filter-axes").append(
+    checkbox("axis", shown.axes, "source", "none (source)"),
+    ...data.axes.map((a) => checkbox("axis", shown.axes, a, AXIS_TEXT[a] || a)));
+  document.getElementById("filter-submissions").append(
+    ...data.submissions.map((s) => checkbox("submission", shown.bundles, s.bundle, s.label)));
+  document.getElementById("filter-phases").append(...phases.map((p) => checkbox("phase", shown.phases, p, p)));
+
+  // ---- matrix ---------------------------------------------------------------------------
+  const byKey = new Map(data.cells.map((c, i) => [c.phase + "|" + c.condition + "|" + c.bundle, i]));
+  const columns = phases.flatMap((p) => data.submissions.map((s) => ({ phase: p, sub: s })));
+  (function matrix() {
+    const table = document.getElementById("matrix");
+    const head = el("thead", {},
+      el("tr", {}, el("th", { rowspan: 2, text: "condition" }),
+        ...phases.map((p) => el("th", { colspan: data.submissions.length, class: "phase-head", "data-phase": p, text: p }))),
+      el("tr", {}, ...columns.map((col) => el("th", { "data-phase": col.phase, "data-bundle": col.sub.bundle,
+        text: col.sub.label + (col.sub.burned ? " (burned)" : "") + (col.sub.late ? " (late)" : "") }))));
+    const body = el("tbody");
+    for (const cond of data.conditions) {
+      const tr = el("tr", { "data-condition": cond.id, "data-varied": cond.varied.join(" ") },
+        el("th", { class: "cond", scope: "row" }, cond.label,
+          el("span", { class: "axes", text: cond.role === "source" ? "source condition" :
+            "varies " + cond.varied.map((a) => AXIS_TEXT[a] || a).join(" + ") })));
+      for (const col of columns) {
+        const i = byKey.get(col.phase + "|" + cond.id + "|" + col.sub.bundle);
+        const td = el("td", { "data-phase": col.phase, "data-bundle": col.sub.bundle });
+        if (i === undefined) { td.className = "empty"; td.title = "no cell"; } else td.append(cellButton(data.cells[i], i));
+        tr.append(td);
+      }
+      body.append(tr);
+    }
+    table.append(head, body);
+    const legend = document.getElementById("legend");
+    legend.append("gain:");
+    for (const g of [-0.5, -0.25, 0, 0.25, 0.5]) {
+      legend.append(el("span", { class: "swatch", style: "background:" + heat(g) }), signed(g));
+    }
+    legend.append(" · bar: trials with artifacts —");
+    for (const o of data.outcomes) legend.append(el("span", { class: "swatch o-" + o }), OUTCOME_TEXT[o]);
+    legend.append(" · hover a flag for what it means; click a cell for its tasks and traces");
+  })();
+
+  function cellButton(cell, i) {
+    const b = el("button", { class: "cell", type: "button", "data-cell": i, "data-gain": cell.gain,
+      style: "background:" + heat(cell.gain) + ";color:" + ink(cell.gain),
+      title: cellName(cell) + ": gain " + signed(cell.gain) + " " + interval(cell.ci) +
+        " · with artifacts: " + countsText(cell.outcomes[0]), onclick: () => showCell(i) },
+      el("span", { class: "gain", text: signed(cell.gain) }), el("span", { class: "ci", style: "color:inherit", text: interval(cell.ci) }),
+      outcomeBar(cell.outcomes[0]), flagBadges(cell));
+    if (cell.adaptation) {
+      const a = cell.adaptation;
+      b.append(el("div", { class: "adapted-line", style: "color:inherit", text: a.reused ? "unchanged by adaptation" :
+        "Δ vs frozen " + signed(a.difference) + " " + interval(a.difference_ci) + " · " + num(a.cost.tokens) + " tokens" }));
+    }
+    return b;
+  }
+
+  function applyFilters() {
+    for (const tr of document.querySelectorAll("#matrix tbody tr")) {
+      const varied = tr.dataset.varied ? tr.dataset.varied.split(" ") : [];
+      tr.hidden = varied.length ? !varied.some((a) => shown.axes.has(a)) : !shown.axes.has("source");
+    }
+    for (const node of document.querySelectorAll("#matrix [data-phase]")) {
+      const bundleOk = !node.dataset.bundle || shown.bundles.has(node.dataset.bundle);
+      node.hidden = !(bundleOk && shown.phases.has(node.dataset.phase));
+    }
+    for (const th of document.querySelectorAll("#matrix .phase-head")) {
+      th.colSpan = Math.max(1, data.submissions.filter((s) => shown.bundles.has(s.bundle)).length);
+    }
+  }
+
+  // ---- drill-down: one cell's tasks -----------------------------------------------------
+  function dl(pairs) {
+    return el("dl", { class: "kv" }, ...pairs.filter((p) => p[1] !== null && p[1] !== undefined)
+      .flatMap(([k, v]) => [el("dt", { text: k }), el("dd", {}, typeof v === "string" ? v : v)]));
+  }
+  function showCell(i) {
+    const cell = data.cells[i];
+    for (const b of document.querySelectorAll("button.cell.selected")) b.classList.remove("selected");
+    const button = document.querySelector('button.cell[data-cell="' + i + '"]');
+    if (button) button.classList.add("selected");
+    const panel = document.getElementById("cell-panel");
+    panel.hidden = false;
+    panel.dataset.cell = i;
+    document.getElementById("trace-panel").hidden = true;
+    document.getElementById("cell-heading").textContent = cellName(cell);
+    const body = document.getElementById("cell-body");
+    body.replaceChildren();
+    const r = cell.retention;
+    body.append(dl([
+      ["gain", signed(cell.gain) + " " + interval(cell.ci) + " (" + cell.method.replace("_", " ") + ", " +
+        cell.n_clusters + " " + cell.cluster_level + " clusters)"],
+      ["score", pct(cell.score_with) + " with artifacts, " + pct(cell.score_without) + " baseline"],
+      ["negative transfer", "p_neg = " + cell.p_negative.toPrecision(2) +
+        (cell.negative === null ? "" : cell.negative ? " — decided negative (BH)" : " — not decided")],
+      ["retention", r ? r.value.toFixed(2) + " [" + r.ci.lo.toFixed(2) + ", " + r.ci.hi.toFixed(2) + "] of source gain " + signed(r.source_gain)
+        : (cell.retention_reason || "—")],
+      ["tasks", cell.n_tasks + " paired" + (cell.dropped ? ", " + cell.dropped + " dropped" : "") +
+        (cell.invalid ? ", " + cell.invalid + " invalid trials" : "")],
+      ["pass^k with", cell.pass_hat_k[0].map((x) => x.toFixed(2)).join(", ")],
+      ["pass^k baseline", cell.pass_hat_k[1].map((x) => x.toFixed(2)).join(", ")],
+    ]));
+    if (cell.flags.length) {
+      body.append(el("h3", { text: "Flags" }), el("ul", {}, ...cell.flags.map((f) =>
+        el("li", {}, el("span", { class: "flag sev-" + f.severity, text: f.label }), " " + f.explanation))));
+    }
+    if (cell.adaptation) {
+      const a = cell.adaptation;
+      body.append(el("h3", { text: "Adaptation" }), dl([
+        ["procedure", a.procedure + (a.reused ? " (left the bundle unchanged: the frozen trials are reused)" : "")],
+        ["frozen gain", signed(a.frozen_gain)],
+        ["adapted − frozen", signed(a.difference) + " " + interval(a.difference_ci)],
+        ["cost", num(a.cost.tokens) + " tokens, " + num(a.cost.calls) + " model calls, " +
+          (a.cost.milliseconds / 1000).toFixed(1) + " s, " + a.cost.human_minutes + " human minutes"],
+        ["cost to restore", a.cost_to_restore === null ? "—" : signed(a.cost_to_restore) + " per 1,000 tokens"],
+        ["leak gate", a.leak_flagged ? "FLAGGED" : "passed"],
+      ]));
+    }
+    const outcomeTable = el("table", { class: "data outcomes" },
+      el("thead", {}, el("tr", {}, el("th", { text: "arm" }), ...data.outcomes.map((o) => el("th", { text: OUTCOME_TEXT[o] })))),
+      el("tbody", {}, ...[["with artifacts", cell.outcomes[0]], ["baseline", cell.outcomes[1]]].map(([name, c]) =>
+        el("tr", {}, el("th", { text: name }), ...data.outcomes.map((o) => el("td", { class: "num o-count-" + o, text: c ? String(c[o]) : "0" }))))));
+    body.append(el("h3", { text: "Trial outcomes per arm" }), outcomeTable);
+    body.append(el("h3", { text: "Per task (click a trial for its trace)" }), taskTable(cell));
+    panel.scrollIntoView({ block: "start" });
+  }
+
+  function taskTable(cell) {
+    const tasks = new Map();
+    cell.arms.forEach((key, arm) => {
+      for (const t of data.arms[key] || []) {
+        const trial = data.trials[t];
+        if (!tasks.has(trial.task)) tasks.set(trial.task, { family: trial.family, arms: [[], []] });
+        tasks.get(trial.task).arms[arm].push(t);
+      }
+    });
+    const score = (ts) => {
+      const valid = ts.filter((t) => data.trials[t].outcome !== "invalid");
+      return valid.length ? valid.filter((t) => data.trials[t].outcome === "success").length / valid.length : null;
+    };
+    const rows = [...tasks].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([task, info]) => {
+      const [w, wo] = info.arms.map((ts) => ts.sort((a, b) => data.trials[a].trial - data.trials[b].trial));
+      const sw = score(w), so = score(wo);
+      return el("tr", { "data-task": task }, el("td", { class: "mono", text: task }), el("td", { text: info.family }),
+        el("td", {}, chips(w, "with artifacts")), el("td", {}, chips(wo, "baseline")),
+        el("td", { class: "num", text: sw === null ? "—" : sw.toFixed(2) }),
+        el("td", { class: "num", text: so === null ? "—" : so.toFixed(2) }),
+        el("td", { class: "num", text: sw === null || so === null ? "—" : signed(sw - so) }));
+    });
+    return el("table", { class: "data tasks" },
+      el("thead", {}, el("tr", {}, ...["task", "family", "with artifacts", "baseline", "score with", "score baseline", "difference"]
+        .map((h) => el("th", { text: h })))),
+      el("tbody", {}, ...rows));
+  }
+  function chips(ts, arm) {
+    return el("span", { class: "chips" }, ...ts.map((t) => {
+      const trial = data.trials[t];
+      return el("button", { class: "chip o-" + trial.outcome, type: "button", "data-trial": t,
+        title: arm + ", trial " + trial.trial + ": " + OUTCOME_TEXT[trial.outcome],
+        onclick: (e) => showTrace(t, arm, e.currentTarget) }, "#" + trial.trial + " " + CHIP_TEXT[trial.outcome]);
+    }));
+  }
+
+  // ---- a trial's trace ------------------------------------------------------------------
+  let traceToken = 0;
+  async function showTrace(t, arm, chip) {
+    const token = ++traceToken;
+    const trial = data.trials[t];
+    for (const c of document.querySelectorAll("button.chip.selected")) c.classList.remove("selected");
+    if (chip) chip.classList.add("selected");
+    const panel = document.getElementById("trace-panel");
+    panel.hidden = false;
+    panel.dataset.trial = t;
+    document.getElementById("trace-heading").textContent =
+      "Trial " + trial.trial + " of " + trial.task + " (" + arm + "): " + OUTCOME_TEXT[trial.outcome];
+    const body = document.getElementById("trace-body");
+    body.replaceChildren(dl([
+      ["outcome", OUTCOME_TEXT[trial.outcome]],
+      ["safe stop", trial.safe_stop],
+      ["invalid", trial.invalid],
+      ["model", trial.model + " (" + trial.provider + "), " + trial.harness],
+      ["interfaces", Object.entries(trial.interfaces).map(([e, v]) => e + ": " + v).join(", ")],
+      ["work", trial.turns + " model calls, " + trial.tool_calls + " tool calls (" + trial.tool_errors + " failed), " +
+        num(trial.tokens) + " tokens"],
+      ["trial key", el("code", { text: trial.key })],
+      ["trace", el("code", { text: trial.trace })],
+    ]));
+    if (trial.reasons.length) {
+      body.append(el("h3", { text: "Verifier reasons" }), el("ul", { class: "reasons" }, ...trial.reasons.map((r) => el("li", { text: r }))));
+    }
+    for (const f of trial.critical) {
+      body.append(el("div", { class: "finding" }, el("strong", { text: "Drift oracle: critical — " }), f.operator,
+        el("pre", { text: "sent:     " + callText(f.call) + "\ncaused:   " + callText(f.effect) + "\nintended: " + callText(f.intended) })));
+    }
+    const messages = el("div", { class: "messages" }, el("h3", { text: "Messages" }));
+    body.append(messages);
+    panel.scrollIntoView({ block: "start" });
+    if (!(trial.trace in traces)) {
+      messages.append(el("p", { class: "absent", text: "This trial's trace is not published with the release (traces/" +
+        trial.trace + ".json.gz is absent, or its bytes do not hash to the record's trace_sha256)." }));
+      return;
+    }
+    let list;
+    try {
+      list = await decodeTrace(traces[trial.trace]);
+    } catch (err) {
+      messages.append(el("p", { class: "absent", text: "The trace cannot be read: " + err }));
+      return;
+    }
+    if (token !== traceToken) return;
+    messages.append(...renderMessages(list));
+  }
+  const callText = (c) => c.name + "(" + JSON.stringify(c.arguments) + ")";
+
+  async function decodeTrace(b64) {
+    const bytes = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return JSON.parse(await new Response(stream).text());
+  }
+  function pretty(text) {
+    try { return JSON.stringify(JSON.parse(text), null, 1); } catch (e) { return String(text); }
+  }
+  function renderMessages(list) {
+    if (!Array.isArray(list)) return [el("pre", { text: JSON.stringify(list, null, 1) })];
+    const names = new Map();
+    return list.map((m) => {
+      const role = typeof m.role === "string" ? m.role : "?";
+      const box = el("div", { class: "msg role-" + role.replace(/[^a-z]/g, "") }, el("div", { class: "role", text: role }));
+      if (role === "tool") {
+        box.append(el("div", { class: "note", text: "result of " + (names.get(m.tool_call_id) || "a tool call") +
+          (m.tool_call_id ? " (" + m.tool_call_id + ")" : "") }));
+      }
+      if (m.content !== null && m.content !== undefined) {
+        box.append(el("pre", { text: typeof m.content === "string" ? (role === "tool" ? pretty(m.content) : m.content)
+          : JSON.stringify(m.content, null, 1) }));
+      }
+      for (const call of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
+        const fn = call.function || {};
+        names.set(call.id, String(fn.name));
+        box.append(el("div", { class: "toolcall" }, "tool call ", el("span", { class: "name", text: String(fn.name) }),
+          el("pre", { text: pretty(fn.arguments) })));
+      }
+      return box;
+    });
+  }
+})();
