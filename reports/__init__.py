@@ -19,6 +19,7 @@ from reports._cell import (
     gain_difference,
 )
 from reports._flags import Flag, cell_flags
+from reports._html import REPORT_FILE, HtmlReport, write_html_report
 from reports._matrix import Cell, build_matrix
 from reports._release import (
     RELEASE_FILE,
@@ -39,6 +40,7 @@ from reports.errors import ReportError
 __all__ = [
     "OUTCOMES",
     "RELEASE_FILE",
+    "REPORT_FILE",
     "TRIALS_FILE",
     "AdaptationCost",
     "AdaptedCell",
@@ -50,6 +52,7 @@ __all__ = [
     "FileRef",
     "Flag",
     "GainDifference",
+    "HtmlReport",
     "Interval",
     "IntervalMethod",
     "LeakVerdict",
@@ -78,4 +81,5 @@ __all__ = [
     "sign_flip_pvalue",
     "submission_table",
     "verify_release",
+    "write_html_report",
 ]

@@ -41,6 +41,18 @@ class HtmlReport(BaseModel):
     traces: int = Field(description="Distinct traces embedded.")
     missing_traces: int = Field(description="Distinct traces the release does not publish.")
 
+    def summary(self) -> str:
+        """One line: where the report is, its size and what it holds."""
+        missing = (
+            f"; {self.missing_traces} traces not published with the release (marked absent)"
+            if self.missing_traces
+            else ""
+        )
+        return (
+            f"{self.path} ({self.bytes / 1e6:.1f} MB: {self.cells} cells, {self.trials} trials, "
+            f"{self.traces} traces{missing}); one file, opens offline in a browser"
+        )
+
 
 def script_json(value: Any) -> str:
     """``value`` as JSON safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` at all

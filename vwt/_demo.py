@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from adapt import PairOutcome, adapt_cycle
 from benchmark import check_cycle_spec, default_cycle_spec_path, full_cycle_spec_path
 from conditions import Cycle, CycleSpec, CycleState, verify_commitment_and_reveal
-from reports import SignedRelease, build_release
+from reports import HtmlReport, SignedRelease, build_release, write_html_report
 from runner import Accounting, Execution, resolve_sandbox_kind, run_phase
 from runner._execute import Progress
 from submissions import reference_bundles, submit
@@ -28,6 +28,7 @@ class DemoResult(BaseModel):
     reveal: Path
     release_path: Path
     release: SignedRelease
+    report: HtmlReport
     execution: Execution
     accounting: Accounting
 
@@ -95,7 +96,8 @@ def run_demo(
     progress: Progress | None = None,
 ) -> DemoResult:
     """Init, generate, commit, open, submit the references, run frozen, adapt every submission
-    to every target, run the adapted bundles, reveal, verify, report."""
+    to every target, run the adapted bundles, reveal, verify, report (the signed release and its
+    HTML report beside it)."""
     check_cycle_spec(spec)
     # The demo is not a sealed cycle: without Docker it says so once and runs locally, and
     # the release records the sandbox of every trial. Real cycles refuse that fallback.
@@ -139,11 +141,14 @@ def run_demo(
     say(f"revealed {len(verified.conditions)} conditions; reveal verifies against the commitment")
     release_path = build_release(cycle)
     release = SignedRelease.model_validate_json(release_path.read_text())
+    report = write_html_report(release_path)
+    say(f"HTML report: {report.summary()}")
     return DemoResult(
         commitment=commitment,
         reveal=reveal,
         release_path=release_path,
         release=release,
+        report=report,
         execution=execution,
         accounting=accounting,
     )

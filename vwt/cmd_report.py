@@ -9,7 +9,13 @@ import typer
 from rich.markup import escape
 
 from conditions import Cycle
-from reports import build_release, read_release, render_release, verify_release
+from reports import (
+    build_release,
+    read_release,
+    render_release,
+    verify_release,
+    write_html_report,
+)
 from submissions import shown
 from vwt._common import DEFAULT_HOME, Home, console, user_errors
 
@@ -43,15 +49,43 @@ def build(
 
     Refused while a planned frozen or adapted trial is missing or invalid (`vwt run` runs and
     retries them). Writes HOME/public/release.json and trials.jsonl (atomically) next to the
-    commitment and reveal, and moves the cycle to released.
+    commitment and reveal, and moves the cycle to released; then writes the release's HTML
+    report beside it (HOME/public/report.html, see `vwt report html`).
     """
     path = build_release(Cycle.open(home), accept_invalid=accept_invalid)
     render_release(read_release(path).release, console)
     console.print(f"release: {path}", markup=False)
+    console.print(f"HTML report: {write_html_report(path).summary()}", markup=False)
     console.print(
         f"publish {path.parent}/; anyone can check it: vwt report verify {path.parent}",
         markup=False,
     )
+
+
+@app.command()
+@user_errors
+def html(
+    path: ReleasePath,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "-o",
+            "--output",
+            dir_okay=False,
+            help="Where to write the report (default: report.html beside release.json).",
+        ),
+    ] = None,
+) -> None:
+    """Write a release as one self-contained HTML file that opens offline in any browser.
+
+    The file holds the transfer matrix as a heatmap of gains with intervals, the critical
+    drift failures first, per-arm outcomes (safe stops apart from critical and plain
+    failures), every flag explained on hover, filters by axis, submission and phase, and per
+    cell a drill-down to its tasks, every trial's outcome and its trace (messages, tool calls
+    and results, verifier reasons, drift-oracle findings). Reads the release, its trials file
+    and its published traces; verifies nothing else (`vwt report verify` does).
+    """
+    console.print(f"HTML report: {write_html_report(path, out).summary()}", markup=False)
 
 
 @app.command()
