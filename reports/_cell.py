@@ -1,20 +1,35 @@
-"""Metrics of one transfer-matrix cell from its arms' trial outcomes, and the FDR decisions.
+"""Metrics of transfer-matrix cells from their arms' trial outcomes, and the FDR decisions.
 
-Gain intervals: a cell of one family with at least 20 tasks reports the percentile bootstrap
-over tasks; every other cell (any cell that resamples families, or fewer than 20 tasks) the
+Intervals: a cell of one family with at least 20 tasks reports the percentile bootstrap over
+tasks; every other cell (any cell that resamples families, or fewer than 20 tasks) the
 t-interval over its cluster means. ``bench/cluster_coverage.py`` chose this by simulation: the
 percentile bootstrap covered 0.48-0.88 of the time over 2-8 families (0.83 over 5 tasks, 0.88
-over 10, 0.93 over 20 and 40), the t-interval 0.93-0.95 in all of them.
+over 10, 0.93 over 20 and 40), the t-interval 0.93-0.95 in all of them. Each arm's score gets
+its interval by the same method as the gain, over the same clusters.
 
-Seeds: a cell with seed ``s`` draws its gain bootstrap from ``default_rng([s, 0])``, its Monte
-Carlo sign flips from ``default_rng([s, 1])`` and, when its source cell does not share its
-clusters, the source bootstrap from ``default_rng([s, 2])``. The source gain interval that gates
-retention is computed as the source cell's own gain interval is: by the same method and, for the
-percentile bootstrap, from the same draws whenever the draws are shared.
+Draws: every random draw comes from the release seed and the cell's clusters (their level and
+sorted ids), never from the cell's place in the release (``reports._stats_shared``). Cells with
+the same clusters share their bootstrap draws and their Monte Carlo sign patterns, and one
+matrix product serves them all; a cell's numbers still follow from its own trials and the seed.
+
+Retention of a target cell is reported only where its source cell (the same submission in the
+source condition) has a published gain interval whose lower bound is above ``TOLERANCE``: the
+gate is the source cell's own interval, as released, never a redraw. The value is target gain /
+source gain; its interval is the percentile interval of (target gain draw / source gain draw)
+over the two cells' own bootstrap draws (a draw with source gain 0 is left out):
+- where the two cells have the same clusters (the same task ids, or the same families) the
+  draws are the same resamples of those clusters: a joint bootstrap (``shared_draws``);
+- otherwise (a target of other task families, or one spanning more families than the source)
+  the cells share no resampling unit and their draws are independent.
+
+Tolerance: every threshold gate (ceiling, floor, obsolescence, excludes zero, the retention
+gate, the sign of a leave-one-out gain) compares with ``TOLERANCE`` of slack, so a bound of
+2e-18 is not above 0.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -22,16 +37,18 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from reports._stats import FlipMethod, benjamini_hochberg, binomial_sign_test, sign_flip_pvalue
-from reports._stats_arms import ArmOutcomes, ArmSummary, summarise_arm, task_families
-from reports._stats_bootstrap import (
-    ClusterLevel,
-    Clusters,
-    bootstrap_means,
-    group_clusters,
-    percentile_interval,
+from reports._stats import (
+    EXACT_LIMIT,
+    FlipMethod,
+    benjamini_hochberg,
+    binomial_sign_test,
+    exact_flip_p,
+    monte_carlo_flip_p,
 )
-from reports._stats_student_t import cluster_t_interval
+from reports._stats_arms import ArmOutcomes, ArmSummary, summarise_arm, task_families
+from reports._stats_bootstrap import ClusterLevel, Clusters, group_clusters, percentile_interval
+from reports._stats_shared import column_intervals, flip_patterns, resample_counts
+from reports._stats_student_t import SCORE_BOUNDS, cluster_t_interval
 from reports.errors import ReportError
 
 OBSOLETE_MARGIN = 0.05
@@ -44,8 +61,10 @@ FEW_FAMILIES = 5
 """A cell resampling fewer families than this is flagged: its sign-flip p is at least 1/16."""
 BOOTSTRAP_MIN_TASKS = 20
 """A one-family cell with at least this many tasks reports the percentile bootstrap interval."""
-_EPS = 1e-9
-"""Tolerance for threshold comparisons of float means of small-integer ratios."""
+TOLERANCE = 1e-9
+"""Slack of every threshold gate: a value must clear a threshold by more than this."""
+_BLOCK_COLUMNS = 384
+"""Columns (cells x quantities) of one draws x columns product held at once."""
 
 
 class _Frozen(BaseModel):
@@ -53,7 +72,7 @@ class _Frozen(BaseModel):
 
 
 IntervalMethod = Literal["percentile_bootstrap", "cluster_t"]
-"""How a gain interval is computed: the percentile interval of the cluster bootstrap, or the
+"""How an interval is computed: the percentile interval of the cluster bootstrap, or the
 t-interval over cluster means with a CR2 standard error and clusters - 1 degrees of freedom."""
 
 
@@ -73,26 +92,48 @@ class SignTest(_Frozen):
     p: float = Field(description="Exact one-sided binomial p-value of wins among wins + losses.")
 
 
+class LeaveOneOut(_Frozen):
+    """How far the gain moves when any one cluster (task or family) is left out."""
+
+    unit: ClusterLevel = Field(description="What is left out: a task or a family (the clusters).")
+    min_gain: float = Field(
+        description="Smallest gain over leaving out each single cluster (the gain itself when "
+        "the cell has one cluster)."
+    )
+    max_gain: float = Field(description="Largest gain over leaving out each single cluster.")
+    sign_stable: bool = Field(
+        description="True when the gain is non-zero (beyond the tolerance) and keeps its sign "
+        "whichever one cluster is left out; False with a single cluster."
+    )
+
+
 class Retention(_Frozen):
-    """Target gain as a share of source gain, with its joint-bootstrap interval."""
+    """Target gain as a share of source gain, gated on the source cell's published interval."""
 
     value: float = Field(description="Target gain / source gain.")
-    ci: Interval = Field(description="Percentile interval of the ratio over the joint draws.")
+    ci: Interval = Field(
+        description="Percentile interval of (target gain draw / source gain draw) over the two "
+        "cells' own bootstrap draws, draws with source gain 0 left out; joint when shared_draws."
+    )
     source_gain: float = Field(description="Gain of the source cell.")
     source_gain_ci: Interval = Field(
-        description="Source gain interval used for the gate, by the source cell's method."
+        description="The source cell's published gain interval; its lower bound is above 0."
     )
     shared_draws: bool = Field(
-        description="True when target and source have the same clusters and were resampled "
-        "with the same draws; False when they were resampled independently."
+        description="True when target and source have the same clusters (the same task ids, or "
+        "the same families) and so the same resamples: a joint bootstrap. False when they share "
+        "no resampling unit and were resampled independently."
     )
 
 
 class CellMetrics(_Frozen):
     """Everything the transfer matrix reports about one cell (artifact arm vs baseline)."""
 
-    v: int = Field(default=2, description="Schema version of this record.")
-    seed: int = Field(description="Seed of every random draw behind these numbers.")
+    v: int = Field(default=3, description="Schema version of this record.")
+    seed: int = Field(
+        description="Release seed: every random draw behind these numbers comes from it and the "
+        "cell's clusters (level and ids)."
+    )
     bootstrap: int = Field(description="Bootstrap resamples (and Monte Carlo sign patterns).")
     confidence: float = Field(description="Coverage of the reported intervals, e.g. 0.95.")
     n_tasks: int = Field(description="Tasks with at least one valid trial in both arms.")
@@ -104,6 +145,13 @@ class CellMetrics(_Frozen):
     )
     score_with: float = Field(description="Mean per-task success rate with artifacts.")
     score_without: float = Field(description="Mean per-task success rate of the baseline.")
+    score_with_ci: Interval = Field(
+        description="Interval of score_with by interval_method over the same clusters and draws "
+        "as the gain, clipped to [0, 1]."
+    )
+    score_without_ci: Interval = Field(
+        description="Interval of score_without, as score_with_ci (the baseline arm's score)."
+    )
     gain: float = Field(description="Mean over tasks of (score with - score without).")
     gain_ci: Interval = Field(description="Interval of the gain, by interval_method.")
     interval_method: IntervalMethod = Field(
@@ -113,6 +161,7 @@ class CellMetrics(_Frozen):
     p_negative_method: FlipMethod = Field(description="Exact enumeration or Monte Carlo.")
     sign_test: SignTest = Field(description="Paired sign test over tasks.")
     net_win: float = Field(description="(wins - losses) / n_tasks.")
+    loo: LeaveOneOut = Field(description="Leave-one-cluster-out sensitivity of the gain.")
     retention: Retention | None = Field(description="Retention, where it may be reported.")
     retention_reason: str | None = Field(description="Why retention is not reported, if not.")
     obsolete: bool = Field(description="Gain interval inside +-0.05 and baseline >= 0.9.")
@@ -127,24 +176,49 @@ class CellMetrics(_Frozen):
     fdr_q: float | None = Field(default=None, description="FDR level of negative_transfer.")
 
 
-@dataclass(frozen=True)
-class _Paired:
-    """The tasks of a cell with a valid trial in both arms, and their scores."""
+_DIFF, _WITH, _WITHOUT = 0, 1, 2
+"""Rows of ``PairedArms.sums``: the gain's, the artifact arm's and the baseline's."""
 
+
+@dataclass(frozen=True)
+class PairedArms:
+    """The tasks of a cell with a valid trial in both arms, grouped into clusters.
+
+    Task scores are scaled by ``scale`` (the least common multiple of the valid trial counts),
+    so every per-cluster sum is an integer held exactly in a float.
+    """
+
+    with_arm: ArmOutcomes
+    without_arm: ArmOutcomes
     tasks: list[str]
-    score_with: np.ndarray
-    score_without: np.ndarray
-    clusters: Clusters
+    level: ClusterLevel
+    ids: tuple[str, ...]
+    sizes: np.ndarray
+    """Paired tasks per cluster."""
+    scale: int
+    sums: np.ndarray
+    """3 x clusters: scaled sums of (score with - score without), score with, score without."""
     sign_test: SignTest
     dropped: int
 
+    def mean(self, row: int) -> float:
+        """Mean over tasks of the quantity of ``sums`` row ``row``."""
+        return float(self.sums[row].sum()) / (len(self.tasks) * self.scale)
+
+    def clusters(self, row: int) -> Clusters:
+        """The clusters of row ``row`` with unscaled sums."""
+        return Clusters(self.ids, self.level, self.sums[row] / self.scale, self.sizes)
+
     @property
-    def gain(self) -> float:
-        """Mean over tasks of (score with - score without)."""
-        return float(np.mean(self.score_with - self.score_without))
+    def method(self) -> IntervalMethod:
+        """The percentile bootstrap for one family of at least 20 tasks, else the t-interval."""
+        if self.level == "task" and len(self.ids) >= BOOTSTRAP_MIN_TASKS:
+            return "percentile_bootstrap"
+        return "cluster_t"
 
 
-def _pair(with_arm: ArmOutcomes, without_arm: ArmOutcomes, what: str = "cell") -> _Paired:
+def pair_arms(with_arm: ArmOutcomes, without_arm: ArmOutcomes, what: str = "cell") -> PairedArms:
+    """Pair two arms by task; raises ``ReportError`` when no task is valid in both."""
     family = task_families(with_arm, without_arm)
     tasks = sorted(
         t
@@ -158,17 +232,28 @@ def _pair(with_arm: ArmOutcomes, without_arm: ArmOutcomes, what: str = "cell") -
         )
     a = [with_arm.tasks[t] for t in tasks]
     b = [without_arm.tasks[t] for t in tasks]
-    # Compare c1/n1 with c2/n2 by cross-multiplying, so ties are exact.
-    cmp = [x.successes * y.valid - y.successes * x.valid for x, y in zip(a, b, strict=True)]
-    wins, losses = sum(c > 0 for c in cmp), sum(c < 0 for c in cmp)
-    score_with = np.array([x.successes / x.valid for x in a])
-    score_without = np.array([y.successes / y.valid for y in b])
-    diffs = dict(zip(tasks, (score_with - score_without).tolist(), strict=True))
-    return _Paired(
+    scale = math.lcm(*(x.valid for x in a), *(y.valid for y in b))
+    scaled_with = [x.successes * (scale // x.valid) for x in a]
+    scaled_without = [y.successes * (scale // y.valid) for y in b]
+    wins = sum(x > y for x, y in zip(scaled_with, scaled_without, strict=True))
+    losses = sum(x < y for x, y in zip(scaled_with, scaled_without, strict=True))
+    rows = [
+        group_clusters(dict(zip(tasks, map(float, values), strict=True)), family)
+        for values in (
+            [x - y for x, y in zip(scaled_with, scaled_without, strict=True)],
+            scaled_with,
+            scaled_without,
+        )
+    ]
+    return PairedArms(
+        with_arm=with_arm,
+        without_arm=without_arm,
         tasks=tasks,
-        score_with=score_with,
-        score_without=score_without,
-        clusters=group_clusters(diffs, family),
+        level=rows[0].level,
+        ids=rows[0].ids,
+        sizes=rows[0].sizes,
+        scale=scale,
+        sums=np.stack([r.sums for r in rows]),
         sign_test=SignTest(
             wins=wins,
             losses=losses,
@@ -190,91 +275,218 @@ def _check_settings(bootstrap: int, seed: int, confidence: float) -> None:
         raise ReportError(f"confidence must be in (0, 1), got {confidence}", hint="e.g. 0.95")
 
 
-def interval_method(clusters: Clusters) -> IntervalMethod:
-    """The percentile bootstrap for one family of at least 20 tasks, else the t-interval."""
-    if clusters.level == "task" and len(clusters.ids) >= BOOTSTRAP_MIN_TASKS:
-        return "percentile_bootstrap"
-    return "cluster_t"
+def _sign(x: float) -> int:
+    return 1 if x > TOLERANCE else -1 if x < -TOLERANCE else 0
 
 
-def _interval(clusters: Clusters, gains: np.ndarray, confidence: float) -> Interval:
-    """The gain interval by ``interval_method``; ``gains`` are the clusters' bootstrap draws."""
-    if interval_method(clusters) == "cluster_t":
-        lo, hi = cluster_t_interval(clusters, confidence)
-    else:
-        lo, hi = percentile_interval(gains, confidence)
-    return Interval(lo=lo, hi=hi)
-
-
-def _retention(
-    cell: _Paired,
-    gains: np.ndarray,
-    source: _Paired,
-    source_gains: np.ndarray,
-    *,
-    shared: bool,
-    confidence: float,
-) -> Retention | str:
-    """Retention, or the reason it is not reported."""
-    source_ci = _interval(source.clusters, source_gains, confidence)
-    lo, hi = source_ci.lo, source_ci.hi
-    if lo <= 0.0:
-        return f"source gain {source.gain:.3f} has interval [{lo:.3f}, {hi:.3f}], not above 0"
-    # A draw with zero source gain has no ratio; it is left out of the percentiles.
-    ratios = np.divide(
-        gains, source_gains, out=np.full_like(gains, np.nan), where=source_gains != 0
-    )
-    rlo, rhi = percentile_interval(ratios, confidence)
-    return Retention(
-        value=cell.gain / source.gain,
-        ci=Interval(lo=rlo, hi=rhi),
-        source_gain=source.gain,
-        source_gain_ci=source_ci,
-        shared_draws=shared,
+def _leave_one_out(cell: PairedArms) -> LeaveOneOut:
+    gain = cell.mean(_DIFF)
+    if len(cell.ids) < 2:
+        return LeaveOneOut(unit=cell.level, min_gain=gain, max_gain=gain, sign_stable=False)
+    sums = cell.sums[_DIFF]
+    left = (sums.sum() - sums) / ((len(cell.tasks) - cell.sizes) * cell.scale)
+    stable = _sign(gain) != 0 and all(_sign(float(x)) == _sign(gain) for x in left)
+    return LeaveOneOut(
+        unit=cell.level,
+        min_gain=float(left.min()),
+        max_gain=float(left.max()),
+        sign_stable=stable,
     )
 
 
-def _draws(
-    cell: _Paired, source: _Paired | None, bootstrap: int, seed: int
-) -> tuple[np.ndarray, np.ndarray | None, bool]:
-    """Gain draws of the cell and of its source: shared draws when they have the same clusters."""
-    rng = np.random.default_rng([seed, 0])
-    if source is None:
-        return bootstrap_means([cell.clusters], draws=bootstrap, rng=rng)[0], None, False
-    if (source.clusters.ids, source.clusters.level) == (cell.clusters.ids, cell.clusters.level):
-        gains, source_gains = bootstrap_means(
-            [cell.clusters, source.clusters], draws=bootstrap, rng=rng
-        )
-        return gains, source_gains, True
-    gains = bootstrap_means([cell.clusters], draws=bootstrap, rng=rng)[0]
-    other = np.random.default_rng([seed, 2])
-    return gains, bootstrap_means([source.clusters], draws=bootstrap, rng=other)[0], False
+def _t_intervals(cell: PairedArms, confidence: float) -> list[Interval]:
+    gain = cluster_t_interval(cell.clusters(_DIFF), confidence)
+    scores = [
+        cluster_t_interval(cell.clusters(row), confidence, SCORE_BOUNDS)
+        for row in (_WITH, _WITHOUT)
+    ]
+    return [Interval(lo=lo, hi=hi) for lo, hi in (gain, *scores)]
 
 
-def _gain_interval_and_retention(
-    cell: _Paired,
-    source: tuple[ArmOutcomes, ArmOutcomes] | None,
+def _intervals(
+    cells: Sequence[PairedArms],
+    keep: set[int],
     *,
     bootstrap: int,
     seed: int,
     confidence: float,
-) -> tuple[Interval, Retention | str]:
-    """The gain interval, and retention or the reason it is not reported.
+) -> tuple[list[list[Interval]], dict[int, np.ndarray]]:
+    """Every cell's intervals (gain, score with, score without), and the gain draws of the
+    cells in ``keep``.
 
-    Bootstrap draws are made only where used: for a percentile interval, or for retention.
+    Bootstrap draws are made only where used (a percentile interval, or a kept cell), with one
+    counts matrix per distinct clustering and one product per block of columns.
     """
-    if source is None and interval_method(cell.clusters) == "cluster_t":
-        lo, hi = cluster_t_interval(cell.clusters, confidence)
-        return Interval(lo=lo, hi=hi), "no source cell given"
-    paired_source = _pair(*source, what="source cell") if source is not None else None
-    gains, source_gains, shared = _draws(cell, paired_source, bootstrap, seed)
-    interval = _interval(cell.clusters, gains, confidence)
-    if paired_source is None or source_gains is None:
-        return interval, "no source cell given"
-    retention = _retention(
-        cell, gains, paired_source, source_gains, shared=shared, confidence=confidence
+    bounds = [_t_intervals(c, confidence) if c.method == "cluster_t" else [] for c in cells]
+    kept: dict[int, np.ndarray] = {}
+    groups: dict[tuple[ClusterLevel, tuple[str, ...]], list[int]] = {}
+    for i, c in enumerate(cells):
+        if c.method == "percentile_bootstrap" or i in keep:
+            groups.setdefault((c.level, c.ids), []).append(i)
+    for (level, ids), members in groups.items():
+        counts = resample_counts(seed, level, ids, bootstrap)
+        columns = [
+            (i, row)
+            for i in members
+            for row in (
+                (_DIFF, _WITH, _WITHOUT) if cells[i].method == "percentile_bootstrap" else (_DIFF,)
+            )
+        ]
+        for start in range(0, len(columns), _BLOCK_COLUMNS):
+            block = columns[start : start + _BLOCK_COLUMNS]
+            numerators = counts @ np.stack([cells[i].sums[row] for i, row in block], axis=1)
+            draws = numerators / _denominators(counts, [cells[i] for i, _ in block])
+            ends = column_intervals(draws, confidence)
+            for j, (i, row) in enumerate(block):
+                if cells[i].method == "percentile_bootstrap":
+                    bounds[i].append(Interval(lo=ends[j, 0], hi=ends[j, 1]))
+                if row == _DIFF and i in keep:
+                    kept[i] = draws[:, j].copy()
+    return bounds, kept
+
+
+def _denominators(counts: np.ndarray, cells: Sequence[PairedArms]) -> np.ndarray:
+    """Scaled resampled task counts of each cell, one product per distinct column."""
+    distinct: dict[bytes, int] = {}
+    columns: list[np.ndarray] = []
+    order: list[int] = []
+    for c in cells:
+        column = c.sizes * c.scale
+        if column.tobytes() not in distinct:
+            distinct[column.tobytes()] = len(columns)
+            columns.append(column)
+        order.append(distinct[column.tobytes()])
+    products = counts @ np.stack(columns, axis=1)
+    return products[:, order]
+
+
+def _retention(
+    cell: PairedArms,
+    source: PairedArms,
+    draws: np.ndarray,
+    source_draws: np.ndarray,
+    source_ci: Interval,
+    confidence: float,
+) -> Retention | str:
+    """Retention of ``cell`` against its ``source``, or the reason it is not reported."""
+    source_gain = source.mean(_DIFF)
+    if source_ci.lo <= TOLERANCE or source_gain <= TOLERANCE:
+        return (
+            f"source gain {source_gain:.3f} has interval [{source_ci.lo:.3f}, "
+            f"{source_ci.hi:.3f}], not above 0"
+        )
+    ratios = np.divide(
+        draws, source_draws, out=np.full_like(draws, np.nan), where=source_draws != 0
     )
-    return interval, retention
+    lo, hi = percentile_interval(ratios, confidence)
+    return Retention(
+        value=cell.mean(_DIFF) / source_gain,
+        ci=Interval(lo=lo, hi=hi),
+        source_gain=source_gain,
+        source_gain_ci=source_ci,
+        shared_draws=(cell.level, cell.ids) == (source.level, source.ids),
+    )
+
+
+def _p_negative(
+    cells: Sequence[PairedArms], *, bootstrap: int, seed: int
+) -> list[tuple[float, FlipMethod]]:
+    """Each cell's sign-flip p-value: exact up to ``EXACT_LIMIT`` non-zero clusters, else Monte
+    Carlo over the sign patterns shared by every cell with the same clusters."""
+    out: list[tuple[float, FlipMethod] | None] = []
+    groups: dict[tuple[ClusterLevel, tuple[str, ...]], list[int]] = {}
+    for i, c in enumerate(cells):
+        sums = c.sums[_DIFF]
+        nonzero = sums[sums != 0.0]
+        if len(nonzero) <= EXACT_LIMIT:
+            out.append((exact_flip_p(nonzero, float(sums.sum()), bootstrap), "exact"))
+        else:
+            out.append(None)
+            groups.setdefault((c.level, c.ids), []).append(i)
+    for (level, ids), members in groups.items():
+        flags = flip_patterns(seed, level, ids, bootstrap)
+        for start in range(0, len(members), _BLOCK_COLUMNS):
+            block = members[start : start + _BLOCK_COLUMNS]
+            sums = np.stack([cells[i].sums[_DIFF] for i in block], axis=1)
+            totals = sums.sum(axis=0)
+            # A pattern's sum is the total less twice the flipped clusters' sums (exact).
+            hits = np.count_nonzero(totals - 2.0 * (flags @ sums) <= totals, axis=0)
+            for i, h in zip(block, hits, strict=True):
+                out[i] = (monte_carlo_flip_p(int(h), bootstrap), "monte_carlo")
+    return [x for x in out if x is not None]
+
+
+def cells_metrics(
+    cells: Sequence[PairedArms],
+    sources: Sequence[int | None],
+    *,
+    bootstrap: int = 10_000,
+    seed: int,
+    confidence: float = 0.95,
+) -> list[CellMetrics]:
+    """Metrics of every cell; ``sources[i]`` is the index of cell i's source cell, or None.
+
+    Cell i's numbers depend only on its own arms, its source cell's arms and the settings, never
+    on the other cells: every draw comes from ``seed`` and the clusters it resamples.
+    """
+    _check_settings(bootstrap, seed, confidence)
+    keep = {i for i, s in enumerate(sources) if s is not None}
+    keep |= {s for s in sources if s is not None}
+    bounds, draws = _intervals(cells, keep, bootstrap=bootstrap, seed=seed, confidence=confidence)
+    flips = _p_negative(cells, bootstrap=bootstrap, seed=seed)
+    out = []
+    for i, cell in enumerate(cells):
+        s = sources[i]
+        retention: Retention | str = "no source cell given"
+        if s is not None:
+            retention = _retention(cell, cells[s], draws[i], draws[s], bounds[s][0], confidence)
+        out.append(_metrics(cell, bounds[i], flips[i], retention, bootstrap, seed, confidence))
+    return out
+
+
+def _metrics(
+    cell: PairedArms,
+    bounds: list[Interval],
+    flip: tuple[float, FlipMethod],
+    retention: Retention | str,
+    bootstrap: int,
+    seed: int,
+    confidence: float,
+) -> CellMetrics:
+    gain_ci, with_ci, without_ci = bounds
+    score_with, score_without = cell.mean(_WITH), cell.mean(_WITHOUT)
+    n_tasks = len(cell.tasks)
+    ceiling = score_without >= CEILING - TOLERANCE
+    return CellMetrics(
+        seed=seed,
+        bootstrap=bootstrap,
+        confidence=confidence,
+        n_tasks=n_tasks,
+        n_dropped_tasks=cell.dropped,
+        cluster_level=cell.level,
+        n_clusters=len(cell.ids),
+        few_clusters=cell.level == "family" and len(cell.ids) < FEW_FAMILIES,
+        score_with=score_with,
+        score_without=score_without,
+        score_with_ci=with_ci,
+        score_without_ci=without_ci,
+        gain=cell.mean(_DIFF),
+        gain_ci=gain_ci,
+        interval_method=cell.method,
+        p_negative=flip[0],
+        p_negative_method=flip[1],
+        sign_test=cell.sign_test,
+        net_win=(cell.sign_test.wins - cell.sign_test.losses) / n_tasks,
+        loo=_leave_one_out(cell),
+        retention=retention if isinstance(retention, Retention) else None,
+        retention_reason=retention if isinstance(retention, str) else None,
+        obsolete=ceiling and max(-gain_ci.lo, gain_ci.hi) <= OBSOLETE_MARGIN + TOLERANCE,
+        ceiling=ceiling,
+        floor=score_with <= TOLERANCE and score_without <= TOLERANCE,
+        provisional=n_tasks < PROVISIONAL_BELOW,
+        with_arm=summarise_arm(cell.with_arm, cell.tasks),
+        without_arm=summarise_arm(cell.without_arm, cell.tasks),
+    )
 
 
 def cell_metrics(
@@ -286,51 +498,19 @@ def cell_metrics(
     source: tuple[ArmOutcomes, ArmOutcomes] | None = None,
     confidence: float = 0.95,
 ) -> CellMetrics:
-    """Metrics of one cell: scores, gain with interval and p-value, sign test, flags, per arm.
+    """Metrics of one cell: scores, gain with intervals and p-value, sign test, flags, per arm.
 
     ``source`` is the (with, without) pair of the same submission in the source condition;
-    given it, retention is reported where the source gain's interval lies above 0. Target and
-    source are resampled with the same draws when their clusters (task ids, or families) are the
-    same — they ran the same task instances — and independently otherwise. Raises
+    given it, retention is reported where the source cell's own gain interval lies above 0.
+    The numbers are those ``cells_metrics`` gives the cell inside a whole matrix. Raises
     ``ReportError`` when no task has a valid trial in both arms.
     """
     _check_settings(bootstrap, seed, confidence)
-    cell = _pair(with_arm, without_arm)
-    gain_ci, retention = _gain_interval_and_retention(
-        cell, source, bootstrap=bootstrap, seed=seed, confidence=confidence
-    )
-    rng = np.random.default_rng([seed, 1])
-    flip = sign_flip_pvalue(cell.clusters.means, cell.clusters.sizes, draws=bootstrap, rng=rng)
-    score_with, score_without = float(cell.score_with.mean()), float(cell.score_without.mean())
-    n_tasks = len(cell.score_with)
-    ceiling = score_without >= CEILING - _EPS
-    return CellMetrics(
-        seed=seed,
-        bootstrap=bootstrap,
-        confidence=confidence,
-        n_tasks=n_tasks,
-        n_dropped_tasks=cell.dropped,
-        cluster_level=cell.clusters.level,
-        n_clusters=len(cell.clusters.ids),
-        few_clusters=cell.clusters.level == "family" and len(cell.clusters.ids) < FEW_FAMILIES,
-        score_with=score_with,
-        score_without=score_without,
-        gain=cell.gain,
-        gain_ci=gain_ci,
-        interval_method=interval_method(cell.clusters),
-        p_negative=flip.p,
-        p_negative_method=flip.method,
-        sign_test=cell.sign_test,
-        net_win=(cell.sign_test.wins - cell.sign_test.losses) / n_tasks,
-        retention=retention if isinstance(retention, Retention) else None,
-        retention_reason=retention if isinstance(retention, str) else None,
-        obsolete=ceiling and max(-gain_ci.lo, gain_ci.hi) <= OBSOLETE_MARGIN + _EPS,
-        ceiling=ceiling,
-        floor=score_with == 0.0 and score_without == 0.0,
-        provisional=n_tasks < PROVISIONAL_BELOW,
-        with_arm=summarise_arm(with_arm, cell.tasks),
-        without_arm=summarise_arm(without_arm, cell.tasks),
-    )
+    cells = [pair_arms(with_arm, without_arm)]
+    if source is not None:
+        cells.append(pair_arms(*source, what="source cell"))
+    sources = [1, None] if source is not None else [None]
+    return cells_metrics(cells, sources, bootstrap=bootstrap, seed=seed, confidence=confidence)[0]
 
 
 def apply_fdr(cells: Sequence[CellMetrics], q: float = 0.05) -> list[CellMetrics]:
@@ -355,8 +535,8 @@ class GainDifference(_Frozen):
 
     @property
     def excludes_zero(self) -> bool:
-        """True when the interval lies wholly above or below 0."""
-        return self.ci.lo > 0.0 or self.ci.hi < 0.0
+        """True when the interval lies wholly above or below 0 (by more than the tolerance)."""
+        return self.ci.lo > TOLERANCE or self.ci.hi < -TOLERANCE
 
 
 def gain_difference(
@@ -368,23 +548,19 @@ def gain_difference(
     seed: int,
     confidence: float = 0.95,
 ) -> GainDifference:
-    """Adapted gain minus frozen gain of one cell, paired by task; its bootstrap draws come
-    from ``default_rng([seed, 3])``. Raises ``ReportError`` when no task is valid in all three
-    arms."""
+    """Adapted gain minus frozen gain of one cell, paired by task; its bootstrap draws are the
+    shared ones of its clusters (``resample_counts``). Raises ``ReportError`` when no task is
+    valid in all three arms."""
     _check_settings(bootstrap, seed, confidence)
     valid = {t for t, x in baseline.tasks.items() if x.valid}
     frozen_valid = ArmOutcomes(tasks={t: x for t, x in frozen.tasks.items() if t in valid})
-    paired = _pair(adapted, frozen_valid, what="adapted and frozen arms")
-    clusters = paired.clusters
-    if interval_method(clusters) == "cluster_t":
-        lo, hi = cluster_t_interval(clusters, confidence)
-    else:
-        rng = np.random.default_rng([seed, 3])
-        draws = bootstrap_means([clusters], draws=bootstrap, rng=rng)[0]
-        lo, hi = percentile_interval(draws, confidence)
+    paired = pair_arms(adapted, frozen_valid, what="adapted and frozen arms")
+    (bounds,), _ = _intervals(
+        [paired], set(), bootstrap=bootstrap, seed=seed, confidence=confidence
+    )
     return GainDifference(
-        value=paired.gain,
-        ci=Interval(lo=lo, hi=hi),
-        interval_method=interval_method(clusters),
+        value=paired.mean(_DIFF),
+        ci=bounds[0],
+        interval_method=paired.method,
         n_tasks=len(paired.tasks),
     )

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmark import stable_int
 from conditions import Condition
 from reports._adapted import AdaptedCell, ReleasedAdaptation, cost_to_restore
-from reports._cell import CellMetrics, apply_fdr, cell_metrics, gain_difference
+from reports._cell import (
+    CellMetrics,
+    PairedArms,
+    apply_fdr,
+    cells_metrics,
+    gain_difference,
+    pair_arms,
+)
 from reports._stats_arms import ArmOutcomes
 from reports.errors import ReportError
 from runner import TrialRecord
@@ -54,6 +61,18 @@ def _dropped_for_invalid(with_arm: ArmOutcomes, without_arm: ArmOutcomes) -> int
     )
 
 
+@dataclass(frozen=True)
+class _Planned:
+    """A cell to compute: where it is, its paired arms and its trials."""
+
+    phase: str
+    condition: str
+    bundle: str
+    paired: PairedArms
+    invalid_trials: int
+    adaptation: ReleasedAdaptation | None = None
+
+
 def build_matrix(
     records: list[TrialRecord],
     *,
@@ -70,11 +89,13 @@ def build_matrix(
     Adapted cells, one per adaptation whose frozen cell exists, pair the adapted bundle's
     trials (the frozen ones when it is unchanged: ``reused``) with the frozen baseline's, and
     carry the adaptation (``AdaptedCell``); they are keyed by the submission's bundle hash.
+    A target cell's retention is against the frozen cell of its bundle in ``source_id``.
 
-    Each cell's random draws are seeded from (``seed``, phase, condition, bundle), so a cell's
-    numbers do not depend on which other cells are in the release. ``conditions`` maps every
-    condition id of ``records`` to its condition: the seed takes the condition's content, not
-    its id, which is keyed per cycle — the same trials give the same cell in any cycle.
+    Every random draw comes from ``seed`` and the clusters a cell resamples (``cells_metrics``),
+    so a cell's numbers follow from its own trials (and its source cell's) and do not depend on
+    which other cells are in the release, nor on the keyed condition ids. Each arm's outcomes
+    are built once, however many cells share it. ``conditions`` maps every condition id of
+    ``records`` to its condition.
     """
     unknown = sorted({r.condition_id for r in records} - conditions.keys())
     if unknown:
@@ -85,121 +106,132 @@ def build_matrix(
         arms[(r.phase, r.condition_id, r.bundle_hash or "")].append(r)
         if r.bundle_hash and r.submission:
             names[r.bundle_hash] = r.submission
-    cells = []
+    outcomes = {key: _arm(recs) for key, recs in arms.items()}
+    planned: list[_Planned] = []
     for phase, condition, bundle in sorted(arms):
         if phase == "adapted" or not bundle or (phase, condition, "") not in arms:
             continue
-        cells.append(
-            _cell(arms, names, conditions, source_id, seed, bootstrap, phase, condition, bundle)
-        )
-    frozen = {(c.condition_id, c.bundle_hash): c for c in cells if c.phase == "frozen"}
+        planned.append(_plan(arms, outcomes, names, (phase, condition, bundle)))
+    frozen = {(p.condition, p.bundle) for p in planned if p.phase == "frozen"}
     for a in adaptations:
         if (a.target, a.parent) in frozen:
-            cells.append(
-                _adapted_cell(arms, names, conditions, source_id, seed, bootstrap, a, frozen)
-            )
+            planned.append(_plan_adapted(arms, outcomes, names, a))
+    index = {(p.phase, p.condition, p.bundle): i for i, p in enumerate(planned)}
+    sources = [
+        index.get(("frozen", source_id, p.bundle)) if p.condition != source_id else None
+        for p in planned
+    ]
+    metrics = cells_metrics([p.paired for p in planned], sources, bootstrap=bootstrap, seed=seed)
+    cells = [
+        _cell(
+            p,
+            m,
+            names,
+            outcomes,
+            frozen_metrics=metrics,
+            index=index,
+            seed=seed,
+            bootstrap=bootstrap,
+        )
+        for p, m in zip(planned, metrics, strict=True)
+    ]
     decided = apply_fdr([c.metrics for c in cells], fdr_q) if cells else []
     return [c.model_copy(update={"metrics": m}) for c, m in zip(cells, decided, strict=True)]
 
 
 Arms = dict[tuple[str, str, str], list[TrialRecord]]
+Outcomes = dict[tuple[str, str, str], ArmOutcomes]
 
 
-def _cell(
+def _where(names: dict[str, str], phase: str, condition: str, bundle: str) -> str:
+    return f"{names[bundle]} ({bundle[:12]}…) in condition {condition}, {phase} phase"
+
+
+def _plan(
     arms: Arms,
+    outcomes: Outcomes,
     names: dict[str, str],
-    conditions: Mapping[str, Condition],
-    source_id: str,
-    seed: int,
-    bootstrap: int,
-    phase: str,
-    condition: str,
-    bundle: str,
+    key: tuple[str, str, str],
     *,
-    recs: list[TrialRecord] | None = None,
-) -> Cell:
-    """The ``phase`` cell of ``bundle`` in ``condition``: its ``recs`` (default: its trials of
-    that phase) with the baseline's, retention against its source cell. An adapted cell's
-    baseline and source are the frozen ones."""
+    with_key: tuple[str, str, str] | None = None,
+    adaptation: ReleasedAdaptation | None = None,
+) -> _Planned:
+    """The cell ``key`` = (phase, condition, bundle): its trials (those of ``with_key``, default
+    ``key``) against the baseline's. An adapted cell's baseline is the frozen one."""
+    phase, condition, bundle = key
     run = "frozen" if phase == "adapted" else phase
-    recs = arms[(run, condition, bundle)] if recs is None else recs
-    baseline = arms[(run, condition, "")]
-    source = None
-    if condition != source_id and (run, source_id, bundle) in arms:
-        source = (_arm(arms[(run, source_id, bundle)]), _arm(arms[(run, source_id, "")]))
-    with_arm, without_arm = _arm(recs), _arm(baseline)
+    with_key = with_key or key
+    baseline = (run, condition, "")
     try:
-        metrics = cell_metrics(
-            with_arm,
-            without_arm,
-            bootstrap=bootstrap,
-            seed=_seed(seed, phase, conditions[condition], bundle),
-            source=source,
-        )
+        paired = pair_arms(outcomes[with_key], outcomes[baseline])
     except ReportError as e:
-        where = f"{names[bundle]} ({bundle[:12]}…) in condition {condition}, {phase} phase"
-        raise ReportError(f"{e}: {where}", e.hint) from None
-    return Cell(
+        raise ReportError(f"{e}: {_where(names, phase, condition, bundle)}", e.hint) from None
+    return _Planned(
         phase=phase,
-        condition_id=condition,
-        submission=names[bundle],
-        bundle_hash=bundle,
-        metrics=metrics,
-        invalid_trials=sum(r.outcome == "invalid" for r in (*recs, *baseline)),
-        dropped_tasks=_dropped_for_invalid(with_arm, without_arm),
+        condition=condition,
+        bundle=bundle,
+        paired=paired,
+        invalid_trials=sum(r.outcome == "invalid" for r in (*arms[with_key], *arms[baseline])),
+        adaptation=adaptation,
     )
 
 
-def _seed(seed: int, phase: str, condition: Condition, bundle: str) -> int:
-    return stable_int(seed, phase, condition.canonical().decode(), bundle) % (2**32)
-
-
-def _adapted_cell(
-    arms: Arms,
-    names: dict[str, str],
-    conditions: Mapping[str, Condition],
-    source_id: str,
-    seed: int,
-    bootstrap: int,
-    a: ReleasedAdaptation,
-    frozen: dict[tuple[str, str], Cell],
-) -> Cell:
-    recs = arms[("frozen" if a.reused else "adapted", a.target, a.adapted)]
-    if not recs:
+def _plan_adapted(
+    arms: Arms, outcomes: Outcomes, names: dict[str, str], a: ReleasedAdaptation
+) -> _Planned:
+    with_key = ("frozen" if a.reused else "adapted", a.target, a.adapted)
+    if with_key not in arms:
         raise ReportError(
             f"the adaptation of {a.submission} to {a.target} ({a.adapted[:12]}…) has no "
             "adapted trials",
             "run `vwt run adapted` before building the release",
         )
-    cell = _cell(
-        arms,
-        names,
-        conditions,
-        source_id,
-        seed,
-        bootstrap,
-        "adapted",
-        a.target,
-        a.parent,
-        recs=recs,
+    return _plan(
+        arms, outcomes, names, ("adapted", a.target, a.parent), with_key=with_key, adaptation=a
     )
+
+
+def _cell(
+    p: _Planned,
+    metrics: CellMetrics,
+    names: dict[str, str],
+    outcomes: Outcomes,
+    *,
+    frozen_metrics: list[CellMetrics],
+    index: dict[tuple[str, str, str], int],
+    seed: int,
+    bootstrap: int,
+) -> Cell:
+    cell = Cell(
+        phase=p.phase,
+        condition_id=p.condition,
+        submission=names[p.bundle],
+        bundle_hash=p.bundle,
+        metrics=metrics,
+        invalid_trials=p.invalid_trials,
+        dropped_tasks=_dropped_for_invalid(p.paired.with_arm, p.paired.without_arm),
+    )
+    a = p.adaptation
+    if a is None:
+        return cell
     try:
         difference = gain_difference(
-            _arm(recs),
-            _arm(arms[("frozen", a.target, a.parent)]),
-            _arm(arms[("frozen", a.target, "")]),
+            p.paired.with_arm,
+            outcomes[("frozen", a.target, a.parent)],
+            p.paired.without_arm,
             bootstrap=bootstrap,
-            seed=cell.metrics.seed,
+            seed=seed,
         )
     except ReportError as e:
         raise ReportError(f"{e}: {a.submission} adapted to {a.target}", e.hint) from None
+    frozen = frozen_metrics[index[("frozen", a.target, a.parent)]]
     return cell.model_copy(
         update={
             "adaptation": AdaptedCell(
                 adapted_hash=a.adapted,
                 procedure=a.procedure,
                 reused=a.reused,
-                frozen_gain=frozen[(a.target, a.parent)].metrics.gain,
+                frozen_gain=frozen.gain,
                 difference=difference,
                 cost=a.cost,
                 cost_to_restore=cost_to_restore(difference, a.cost),

@@ -56,13 +56,22 @@ def sign_flip_pvalue(
     # Task differences are ratios of small integers, so ties are common and must count as
     # ties despite summation-order rounding.
     tol = 1e-9 * max(1.0, float(np.abs(weighted).sum()))
-    floor = 1.0 / (draws + 1)
     if len(weighted) <= exact_limit:
-        sums = _all_signed_sums(weighted)
-        p = float(np.count_nonzero(sums <= observed + tol)) / len(sums)
-        return FlipTest(max(p, floor), "exact", len(weighted))
+        return FlipTest(exact_flip_p(weighted, observed + tol, draws), "exact", len(weighted))
     hits = _monte_carlo_hits(weighted, observed + tol, draws, rng)
-    return FlipTest(max((1 + hits) / (draws + 1), floor), "monte_carlo", len(weighted))
+    return FlipTest(monte_carlo_flip_p(hits, draws), "monte_carlo", len(weighted))
+
+
+def exact_flip_p(values: np.ndarray, threshold: float, draws: int) -> float:
+    """Share of all 2^n sign patterns of ``values`` whose sum is <= ``threshold``, floored at
+    1/(``draws`` + 1) like the Monte Carlo p-value."""
+    sums = _all_signed_sums(values)
+    return max(float(np.count_nonzero(sums <= threshold)) / len(sums), 1.0 / (draws + 1))
+
+
+def monte_carlo_flip_p(hits: int, draws: int) -> float:
+    """The Monte Carlo p-value (1 + hits) / (draws + 1) of ``hits`` among ``draws`` patterns."""
+    return (1 + hits) / (draws + 1)
 
 
 def _all_signed_sums(values: np.ndarray) -> np.ndarray:

@@ -15,6 +15,8 @@ from reports.errors import ReportError
 
 GAIN_BOUNDS = (-1.0, 1.0)
 """A gain is a difference of two success rates: the t-interval is clipped to these bounds."""
+SCORE_BOUNDS = (0.0, 1.0)
+"""An arm's score is a success rate: its t-interval is clipped to these bounds."""
 
 
 def _central_mass(t: float, df: int) -> float:
@@ -60,22 +62,26 @@ def student_t_quantile(confidence: float, df: int) -> float:
     return (lo + hi) / 2.0
 
 
-def cluster_t_interval(clusters: Clusters, confidence: float) -> tuple[float, float]:
+def cluster_t_interval(
+    clusters: Clusters, confidence: float, bounds: tuple[float, float] = GAIN_BOUNDS
+) -> tuple[float, float]:
     """t-interval of the task-weighted mean gain over G clusters, with G - 1 df.
 
     With cluster sums S_g of n_g tasks, N = sum n_g and gain = sum S_g / N, the variance is the
     CR2 cluster-robust one of a mean: sum_g (S_g - n_g gain)^2 / (1 - n_g / N) / N^2. With equal
     cluster sizes it is s^2 / G, s the standard deviation of the cluster means, so the interval
     is the textbook t-interval over cluster means (over task differences when the clusters are
-    tasks). The interval is gain +- t(confidence, G - 1) x its square root, clipped to [-1, 1].
-    One cluster has no spread to estimate (0 df): its interval is all of [-1, 1].
+    tasks). The interval is gain +- t(confidence, G - 1) x its square root, clipped to
+    ``bounds`` ([-1, 1] for a gain, [0, 1] for an arm's score, whose cluster sums are sums of
+    task scores). One cluster has no spread to estimate (0 df): its interval is all of
+    ``bounds``.
     """
     groups = len(clusters.ids)
     if groups == 1:
-        return GAIN_BOUNDS
+        return bounds
     total = float(clusters.sizes.sum())
     gain = float(clusters.sums.sum()) / total
     residuals = clusters.sums - clusters.sizes * gain
     variance = float(np.sum(residuals**2 / (1.0 - clusters.sizes / total))) / total**2
     half = student_t_quantile(confidence, groups - 1) * math.sqrt(variance)
-    return max(GAIN_BOUNDS[0], gain - half), min(GAIN_BOUNDS[1], gain + half)
+    return max(bounds[0], gain - half), min(bounds[1], gain + half)

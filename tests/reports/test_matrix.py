@@ -6,7 +6,7 @@ import pytest
 
 from benchmark import default_cycle_spec_path
 from conditions import Condition, CycleSpec
-from reports import build_matrix
+from reports import Cell, Interval, build_matrix
 from reports.errors import ReportError
 from runner import TrialRecord
 from tests.runner.test_store import make_record
@@ -57,9 +57,63 @@ def test_a_cell_does_not_depend_on_the_condition_s_keyed_id() -> None:
     assert _matrix("c-aaaaaaaaaaaaaaaa") == _matrix("c-bbbbbbbbbbbbbbbb")
 
 
-def test_a_cell_s_draws_follow_what_the_condition_is() -> None:
+def test_a_cell_does_not_depend_on_the_other_cells() -> None:
+    # A third condition with another submission and other outcomes shares the cells' clusters
+    # (and so their draws) but must not move any number of the first two conditions' cells.
     other = Condition.model_validate({**TARGET.model_dump(), "harness": "harness-v2"})
-    assert _matrix("c-aaaaaaaaaaaaaaaa")["seed"] != _matrix("c-aaaaaaaaaaaaaaaa", other)["seed"]
+    conditions = {SOURCE.id: SOURCE, "c-aaaaaaaaaaaaaaaa": TARGET}
+    records = _records(SOURCE.id, "c-aaaaaaaaaaaaaaaa")
+    alone = build_matrix(records, conditions=conditions, source_id=SOURCE.id, seed=7, bootstrap=300)
+    more = [
+        r.model_copy(update={"condition_id": "c-bbbbbbbbbbbbbbbb", "outcome": o})
+        for r, o in zip(
+            (r for r in records if r.condition_id != SOURCE.id),
+            ["failure", "success", "success"] * len(records),
+            strict=False,
+        )
+    ]
+    crowded = build_matrix(
+        records + more,
+        conditions={**conditions, "c-bbbbbbbbbbbbbbbb": other},
+        source_id=SOURCE.id,
+        seed=7,
+        bootstrap=300,
+    )
+    assert len(crowded) == len(alone) + 1
+
+    def undecided(cells: list[Cell]) -> dict[str, dict[str, object]]:
+        return {
+            c.condition_id: c.metrics.model_dump(exclude={"negative_transfer"})
+            for c in cells
+            if c.condition_id in conditions
+        }
+
+    assert undecided(crowded) == undecided(alone)
+
+
+def test_cells_with_the_same_clusters_share_their_draws() -> None:
+    # With artifacts every trial succeeds, without only the second: a gain of 1/2 on each task.
+    records = [
+        r.model_copy(update={"outcome": "success" if r.arm == "with" or r.trial else "failure"})
+        for r in _records(SOURCE.id, "c-aaaaaaaaaaaaaaaa")
+    ]
+    (source, target) = sorted(
+        build_matrix(
+            records,
+            conditions={SOURCE.id: SOURCE, "c-aaaaaaaaaaaaaaaa": TARGET},
+            source_id=SOURCE.id,
+            seed=7,
+            bootstrap=300,
+        ),
+        key=lambda c: c.condition_id != SOURCE.id,
+    )
+    # Same six task ids in both: retention is a joint bootstrap, gated on the source cell's
+    # published interval, and the two cells are identical so every ratio draw is 1.
+    assert target.metrics.retention is not None
+    assert target.metrics.retention.shared_draws
+    assert target.metrics.retention.source_gain_ci == source.metrics.gain_ci
+    assert target.metrics.retention.ci == Interval(lo=1.0, hi=1.0)
+    assert target.metrics.seed == source.metrics.seed == 7
 
 
 def test_records_of_an_unknown_condition_are_refused() -> None:
