@@ -19,8 +19,10 @@ from reports._cell import (
     cell_metrics,
     gain_difference,
 )
+from reports._export import EXPORT_FORMATS, export_release
 from reports._flags import Flag, cell_flags
 from reports._html import REPORT_FILE, HtmlReport, write_html_report
+from reports._load import LoadedRelease, load_release
 from reports._matrix import Cell, build_matrix
 from reports._release import (
     RELEASE_FILE,
@@ -39,6 +41,7 @@ from reports._verify import VerifiedRelease, read_release, verify_release
 from reports.errors import ReportError
 
 __all__ = [
+    "EXPORT_FORMATS",
     "OUTCOMES",
     "RELEASE_FILE",
     "REPORT_FILE",
@@ -58,6 +61,7 @@ __all__ = [
     "IntervalMethod",
     "LeakVerdict",
     "LeaveOneOut",
+    "LoadedRelease",
     "ReleaseStatement",
     "ReleasedAdaptation",
     "ReleasedCondition",
@@ -76,7 +80,9 @@ __all__ = [
     "cell_flags",
     "cell_metrics",
     "condition_label",
+    "export_release",
     "gain_difference",
+    "load_release",
     "pass_hat_k",
     "read_release",
     "render_release",

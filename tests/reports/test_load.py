@@ -1,0 +1,269 @@
+"""The release as DataFrames: every cell and trial of a small real release, and export."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from conditions import Cycle, CycleSpec, CycleState
+from reports import (
+    RELEASE_FILE,
+    TRIALS_FILE,
+    LoadedRelease,
+    ReportError,
+    build_release,
+    cell_flags,
+    export_release,
+    load_release,
+    read_release,
+)
+from submissions import reference_bundles, submit
+from tests.reports.test_verify import (
+    adapt_and_run,
+    run_frozen_in_process,
+    single_axis_targets,
+    small_spec,
+)
+
+
+def small_release(
+    home: Path, *, cycle_id: str, submissions: tuple[str, ...], seed: int | None = None
+) -> Path:
+    """A small cycle (see small_spec) of the named reference ``submissions``, run frozen and
+    adapted in this process, revealed and released; returns its published directory."""
+    data = small_spec(cycle_id).model_dump(mode="json")
+    data["seed"] = data["seed"] if seed is None else seed
+    spec = CycleSpec.model_validate(data)
+    cycle = Cycle.init(home, spec)
+    cycle.generate(single_axis_targets(spec))
+    cycle.commit()
+    cycle.transition(CycleState.open)
+    for bundle in reference_bundles():
+        if bundle.manifest.name in submissions:
+            submit(cycle, bundle)
+    cycle.transition(CycleState.frozen_run)
+    run_frozen_in_process(cycle)
+    cycle.transition(CycleState.adaptation)
+    adapt_and_run(cycle)
+    cycle.reveal()
+    return build_release(cycle).parent
+
+
+@pytest.fixture(scope="module")
+def pub(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The published directory of a small release of two reference submissions."""
+    home = tmp_path_factory.mktemp("load") / "home"
+    return small_release(home, cycle_id="load", submissions=("prompt-recipe", "typed-skill"))
+
+
+@pytest.fixture(scope="module")
+def loaded(pub: Path) -> LoadedRelease:
+    return load_release(pub)
+
+
+def _trial_lines(pub: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (pub / TRIALS_FILE).read_text().splitlines()]
+
+
+def test_one_row_per_cell_with_its_numbers_and_labels(loaded: LoadedRelease, pub: Path) -> None:
+    release = read_release(pub).release
+    cells = loaded.cells
+    assert len(cells) == len(release.cells) and len(cells) > 0
+    ids = {c.id: c for c in release.conditions}
+    for row, cell in zip(cells.to_dict("records"), release.cells, strict=True):
+        m = cell.metrics
+        assert (row["phase"], row["submission"], row["bundle_hash"], row["condition_id"]) == (
+            cell.phase,
+            cell.submission,
+            cell.bundle_hash,
+            cell.condition_id,
+        )
+        assert (row["gain"], row["gain_lo"], row["gain_hi"]) == (
+            m.gain,
+            m.gain_ci.lo,
+            m.gain_ci.hi,
+        )
+        assert (row["score_with"], row["score_without"], row["p_negative"]) == (
+            m.score_with,
+            m.score_without,
+            m.p_negative,
+        )
+        assert row["negative_transfer"] == m.negative_transfer
+        assert row["with_critical"] == m.with_arm.critical
+        assert row["without_safe_stop"] == m.without_arm.safe_stop
+        assert row["n_tasks"] == m.n_tasks and row["invalid_trials"] == cell.invalid_trials
+        assert row["flags"] == ",".join(f.code for f in cell_flags(cell))
+        condition = ids[cell.condition_id]
+        assert row["role"] == condition.role
+        assert row["condition_content_id"] == condition.condition.id
+        assert row["model"] == condition.condition.model.model
+        assert row["harness"] == condition.condition.harness
+        for env, version in condition.condition.tool_interface.items():
+            assert row[f"tool_interface.{env}"] == version
+        if m.retention is None:
+            assert pd.isna(row["retention"]) and row["retention_reason"] == m.retention_reason
+        else:
+            assert row["retention"] == m.retention.value
+        if cell.adaptation is None:
+            assert pd.isna(row["difference"]) and pd.isna(row["cost_tokens"])
+        else:
+            assert row["difference"] == cell.adaptation.difference.value
+            assert row["cost_tokens"] == cell.adaptation.cost.tokens
+
+
+def test_both_phases_and_the_source_are_rows(loaded: LoadedRelease) -> None:
+    cells = loaded.cells
+    assert set(cells["phase"]) == {"frozen", "adapted"}
+    assert set(cells["submission"]) == {"prompt-recipe@1", "typed-skill@1"}
+    source = cells[cells["role"] == "source"]
+    assert len(source) == 2 and set(source["condition"]) == {"source"}
+    assert (
+        source["varied"].isna().all() and cells[cells["role"] == "target"]["varied"].notna().all()
+    )
+
+
+def test_one_row_per_trial_record(loaded: LoadedRelease, pub: Path) -> None:
+    lines = _trial_lines(pub)
+    trials = loaded.trials
+    assert len(trials) == len(lines) == read_release(pub).release.n_trials
+    by_key = trials.set_index("key")
+    for line in lines[:: max(1, len(lines) // 50)]:
+        row = by_key.loc[line["key"]]
+        assert (row["phase"], row["arm"], row["task_id"], row["trial"]) == (
+            line["phase"],
+            line["arm"],
+            line["task_id"],
+            line["trial"],
+        )
+        assert row["outcome"] == line["outcome"] and row["critical"] == len(line["critical"])
+        assert row["prompt_tokens"] == line["usage"]["prompt_tokens"]
+        assert row["trace_sha256"] == line["trace_sha256"]
+    without = trials[trials["arm"] == "without"]
+    assert without["submission"].isna().all() and without["bundle_hash"].isna().all()
+    assert trials["condition"].notna().all() and (trials["seconds"] >= 0).all()
+
+
+def test_trial_outcomes_add_up_to_the_cells(loaded: LoadedRelease) -> None:
+    """Critical trials of each frozen cell's artifact arm, counted from the trials table."""
+    trials, cells = loaded.trials, loaded.cells
+    frozen = cells[cells["phase"] == "frozen"]
+    for row in frozen.to_dict("records"):
+        arm = trials[
+            (trials["phase"] == "frozen")
+            & (trials["condition_id"] == row["condition_id"])
+            & (trials["bundle_hash"] == row["bundle_hash"])
+        ]
+        assert len(arm) == row["with_trials"]
+        assert (arm["outcome"] == "critical").sum() == row["with_critical"]
+        assert (arm["outcome"] == "safe_stop").sum() == row["with_safe_stop"]
+
+
+def test_conditions_and_submissions(loaded: LoadedRelease, pub: Path) -> None:
+    release = read_release(pub).release
+    assert list(loaded.conditions["condition_id"]) == [c.id for c in release.conditions]
+    assert list(loaded.conditions["role"])[:2] == ["source", "target"]
+    assert list(loaded.submissions["bundle_hash"]) == [s.bundle_hash for s in release.submissions]
+    assert set(loaded.submissions["submission"]) == {"prompt-recipe@1", "typed-skill@1"}
+
+
+def test_loading_does_not_verify_unless_asked(loaded: LoadedRelease, pub: Path) -> None:
+    assert not loaded.verified and loaded.verification is None
+    assert loaded.path == pub / RELEASE_FILE
+    checked = load_release(pub / RELEASE_FILE, verify=True)
+    assert checked.verified and checked.verification is not None
+    assert checked.verification.cells == len(checked.cells)
+
+
+def test_verify_refuses_an_altered_release(pub: Path, tmp_path: Path) -> None:
+    copy = Path(shutil.copytree(pub, tmp_path / "pub"))
+    data = json.loads((copy / RELEASE_FILE).read_text())
+    data["release"]["cells"][0]["metrics"]["gain"] += 0.25
+    (copy / RELEASE_FILE).write_text(json.dumps(data))
+    assert load_release(copy).cells["gain"][0] == data["release"]["cells"][0]["metrics"]["gain"]
+    with pytest.raises(ReportError, match="signature does not verify"):
+        load_release(copy, verify=True)
+
+
+def test_without_pandas_the_error_says_how_to_install_it(
+    pub: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ReportError, match="needs pandas, which is not installed") as e:
+        load_release(pub)
+    assert e.value.hint is not None and "pip install 'vwt[analysis]'" in e.value.hint
+
+
+def test_a_missing_release_or_trials_file(pub: Path, tmp_path: Path) -> None:
+    with pytest.raises(ReportError, match="cannot read release"):
+        load_release(tmp_path / "nowhere")
+    copy = Path(shutil.copytree(pub, tmp_path / "pub"))
+    (copy / TRIALS_FILE).unlink()
+    with pytest.raises(ReportError, match=r"trials file .* cannot be read"):
+        load_release(copy)
+
+
+def test_a_malformed_trial_line_is_named(pub: Path, tmp_path: Path) -> None:
+    copy = Path(shutil.copytree(pub, tmp_path / "pub"))
+    lines = (copy / TRIALS_FILE).read_text().splitlines()
+    lines[2] = lines[2].replace('"outcome":', '"result":')
+    (copy / TRIALS_FILE).write_text("\n".join(lines) + "\n")
+    with pytest.raises(ReportError, match=r"trial record on line 3 .* is malformed"):
+        load_release(copy)
+
+
+def assert_same_tables(loaded: LoadedRelease, out: Path, fmt: str) -> None:
+    """Every table read back from ``out`` equals the loaded one, values and dtypes (a CSV is
+    read back with the loaded table's dtypes: CSV has none)."""
+    for name, table in loaded.tables().items():
+        path = out / f"{name}.{fmt}"
+        if fmt == "csv":
+            back = pd.read_csv(path, dtype=dict(table.dtypes))
+        else:
+            back = pd.read_parquet(path)
+        pd.testing.assert_frame_equal(back, table)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_export_round_trips(loaded: LoadedRelease, pub: Path, tmp_path: Path, fmt: str) -> None:
+    written = export_release(pub, tmp_path / "out", fmt)
+    assert [(p.name, n) for p, n in written] == [
+        (f"{name}.{fmt}", len(table)) for name, table in loaded.tables().items()
+    ]
+    assert_same_tables(loaded, tmp_path / "out", fmt)
+
+
+def test_export_refuses_a_non_empty_directory_unless_forced(pub: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(ReportError, match="is not empty"):
+        export_release(pub, out, "csv")
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    export_release(pub, out, "csv", force=True)
+    assert (out / "notes.txt").read_text() == "mine" and (out / "cells.csv").is_file()
+
+
+def test_export_refuses_a_bad_format_or_a_file(pub: Path, tmp_path: Path) -> None:
+    with pytest.raises(ReportError, match="unknown export format 'xlsx'") as e:
+        export_release(pub, tmp_path / "out", "xlsx")
+    assert e.value.hint == "use one of csv, parquet"
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ReportError, match="is a file, not a directory"):
+        export_release(pub, tmp_path / "file", "csv")
+    assert not (tmp_path / "out").exists()
+
+
+def test_parquet_without_pyarrow_writes_nothing(
+    pub: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    with pytest.raises(ReportError, match="writing Parquet needs pyarrow") as e:
+        export_release(pub, tmp_path / "out", "parquet")
+    assert e.value.hint is not None and "vwt[analysis]" in e.value.hint
+    assert not (tmp_path / "out").exists()
