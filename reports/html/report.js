@@ -11,6 +11,8 @@
   const AXIS_TEXT = { model: "model", provider: "provider", tool_interface: "tool interface",
     task_family: "task family", harness: "harness" };
   const conditions = new Map(data.conditions.map((c) => [c.id, c]));
+  // trials are stored column by column: one object per trial on demand
+  const trialAt = (t) => Object.fromEntries(Object.keys(data.trials).map((k) => [k, data.trials[k][t]]));
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -248,20 +250,20 @@
     const tasks = new Map();
     cell.arms.forEach((key, arm) => {
       for (const t of data.arms[key] || []) {
-        const trial = data.trials[t];
+        const trial = trialAt(t);
         if (!tasks.has(trial.task)) tasks.set(trial.task, { family: trial.family, arms: [[], []] });
         tasks.get(trial.task).arms[arm].push(t);
       }
     });
     const score = (ts) => {
-      const valid = ts.filter((t) => data.trials[t].outcome !== "invalid");
-      return valid.length ? valid.filter((t) => data.trials[t].outcome === "success").length / valid.length : null;
+      const valid = ts.filter((t) => trialAt(t).outcome !== "invalid");
+      return valid.length ? valid.filter((t) => trialAt(t).outcome === "success").length / valid.length : null;
     };
     const rows = [...tasks].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([task, info]) => {
-      const [w, wo] = info.arms.map((ts) => ts.sort((a, b) => data.trials[a].trial - data.trials[b].trial));
+      const [w, wo] = info.arms.map((ts) => ts.sort((a, b) => trialAt(a).trial - trialAt(b).trial));
       const sw = score(w), so = score(wo);
       return el("tr", { "data-task": task }, el("td", { class: "mono", text: task }), el("td", { text: info.family }),
-        el("td", {}, chips(w, "with artifacts")), el("td", {}, chips(wo, "baseline")),
+        el("td", {}, chips(w, "with artifacts", cell)), el("td", {}, chips(wo, "baseline", cell)),
         el("td", { class: "num", text: sw === null ? "—" : sw.toFixed(2) }),
         el("td", { class: "num", text: so === null ? "—" : so.toFixed(2) }),
         el("td", { class: "num", text: sw === null || so === null ? "—" : signed(sw - so) }));
@@ -271,20 +273,21 @@
         .map((h) => el("th", { text: h })))),
       el("tbody", {}, ...rows));
   }
-  function chips(ts, arm) {
+  function chips(ts, arm, cell) {
     return el("span", { class: "chips" }, ...ts.map((t) => {
-      const trial = data.trials[t];
+      const trial = trialAt(t);
       return el("button", { class: "chip o-" + trial.outcome, type: "button", "data-trial": t,
         title: arm + ", trial " + trial.trial + ": " + OUTCOME_TEXT[trial.outcome],
-        onclick: (e) => showTrace(t, arm, e.currentTarget) }, "#" + trial.trial + " " + CHIP_TEXT[trial.outcome]);
+        onclick: (e) => showTrace(t, arm, cell, e.currentTarget) }, "#" + trial.trial + " " + CHIP_TEXT[trial.outcome]);
     }));
   }
 
   // ---- a trial's trace ------------------------------------------------------------------
   let traceToken = 0;
-  async function showTrace(t, arm, chip) {
+  async function showTrace(t, arm, cell, chip) {
     const token = ++traceToken;
-    const trial = data.trials[t];
+    const trial = trialAt(t);
+    const cond = conditions.get(cell.condition);
     for (const c of document.querySelectorAll("button.chip.selected")) c.classList.remove("selected");
     if (chip) chip.classList.add("selected");
     const panel = document.getElementById("trace-panel");
@@ -297,8 +300,8 @@
       ["outcome", OUTCOME_TEXT[trial.outcome]],
       ["safe stop", trial.safe_stop],
       ["invalid", trial.invalid],
-      ["model", trial.model + " (" + trial.provider + "), " + trial.harness],
-      ["interfaces", Object.entries(trial.interfaces).map(([e, v]) => e + ": " + v).join(", ")],
+      ["condition", cond.model + " (" + cond.provider + "), " + cond.harness + ", families " + cond.families],
+      ["interfaces", Object.entries(cond.interfaces).map(([e, v]) => e + ": " + v).join(", ")],
       ["work", trial.turns + " model calls, " + trial.tool_calls + " tool calls (" + trial.tool_errors + " failed), " +
         num(trial.tokens) + " tokens"],
       ["trial key", el("code", { text: trial.key })],

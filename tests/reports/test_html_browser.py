@@ -1,0 +1,249 @@
+"""The HTML report in a real headless browser: Debian's Chromium, driven by Playwright.
+
+Skips (saying how to install) without Playwright or a chromium binary; no browser is ever
+downloaded. ``VWT_CHROMIUM`` names another chromium binary. ``VWT_UPDATE_SCREENSHOT=1``
+rewrites docs/report.png from the release at ``VWT_SCREENSHOT_RELEASE`` (a release directory;
+default the test's own small release).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import struct
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reports import REPORT_FILE, Cell, cell_flags, read_release, write_html_report
+from tests.reports.test_html import released
+
+pytestmark = pytest.mark.slow
+
+playwright_api = pytest.importorskip(
+    "playwright.sync_api",
+    reason="needs Playwright for Python: pip install -e '.[dev]' (it drives the system chromium)",
+)
+CHROMIUM = os.environ.get("VWT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+if not Path(CHROMIUM).is_file():
+    pytest.skip(
+        f"needs Debian's chromium at {CHROMIUM}: run scripts/browser-setup.sh (apt-get install "
+        "chromium), or set VWT_CHROMIUM to a chromium binary",
+        allow_module_level=True,
+    )
+
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "report.png"
+
+Page = Any
+
+
+@pytest.fixture(scope="module")
+def public(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small real release with its traces and its HTML report."""
+    folder = released(tmp_path_factory.mktemp("browser"))
+    write_html_report(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def browser(public: Path) -> Iterator[Any]:
+    """Chromium, headless; started after the release is built (Playwright's sync API keeps an
+    event loop running, where running trials needs to start its own)."""
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+def open_report(browser: Any, report: Path, errors: list[str]) -> Page:
+    """A new page showing ``report``; console errors and page errors go to ``errors``."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.on(
+        "console",
+        lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None,
+    )
+    page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    page.goto(report.as_uri())
+    page.wait_for_selector("#matrix button.cell")
+    return page
+
+
+@pytest.fixture
+def page(browser: Any, public: Path) -> Iterator[Page]:
+    errors: list[str] = []
+    p = open_report(browser, public / REPORT_FILE, errors)
+    yield p
+    p.close()
+    assert errors == []
+
+
+def test_loads_offline_without_errors(browser: Any, public: Path) -> None:
+    errors: list[str] = []
+    requests: list[str] = []
+    page = browser.new_page()
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto((public / REPORT_FILE).as_uri())
+    page.wait_for_selector("#matrix button.cell")
+    assert errors == []
+    assert requests == [(public / REPORT_FILE).as_uri()]
+    assert page.locator("#critical-panel").is_visible()
+    page.close()
+
+
+def test_the_matrix_has_every_cell_with_its_gain(page: Page, public: Path) -> None:
+    cells = read_release(public).release.cells
+    shown = page.eval_on_selector_all(
+        "#matrix button.cell",
+        """bs => bs.map(b => ({gain: b.dataset.gain, text: b.querySelector('.gain').textContent,
+            condition: b.closest('tr').dataset.condition, phase: b.closest('td').dataset.phase,
+            bundle: b.closest('td').dataset.bundle}))""",
+    )
+    assert len(shown) == len(cells)
+    want = {(c.phase, c.condition_id, c.bundle_hash): c.metrics.gain for c in cells}
+    got = {(s["phase"], s["condition"], s["bundle"]): s for s in shown}
+    assert got.keys() == want.keys()
+    for key, gain in want.items():
+        assert float(got[key]["gain"]) == gain
+        assert abs(float(got[key]["text"].replace("−", "-")) - gain) <= 0.005 + 1e-9
+
+
+def test_flags_are_explained_on_hover(page: Page, public: Path) -> None:
+    cells = read_release(public).release.cells
+    flagged = next(i for i, c in enumerate(cells) if cell_flags(c))
+    badges = page.locator(f'button.cell[data-cell="{flagged}"] .flag')
+    flags = cell_flags(cells[flagged])
+    assert badges.count() == len(flags)
+    for i, f in enumerate(flags):
+        assert badges.nth(i).get_attribute("title") == f.explanation
+        assert badges.nth(i).text_content() == f.label
+
+
+def visible_cells(page: Page) -> int:
+    return int(
+        page.eval_on_selector_all(
+            "#matrix button.cell", "bs => bs.filter(b => b.offsetParent).length"
+        )
+    )
+
+
+def test_filters_hide_what_they_should(page: Page, public: Path) -> None:
+    release = read_release(public).release
+    cells = release.cells
+    varied = {c.id: c.varied for c in release.conditions}
+    assert visible_cells(page) == len(cells)
+    page.locator('input[data-filter="axis"][value="tool_interface"]').uncheck()
+    kept = [c for c in cells if varied[c.condition_id] != ("tool_interface",)]
+    assert len(kept) < len(cells) and visible_cells(page) == len(kept)
+    page.locator('input[data-filter="phase"][value="adapted"]').uncheck()
+    kept = [c for c in kept if c.phase == "frozen"]
+    assert visible_cells(page) == len(kept)
+    bundle = release.submissions[0].bundle_hash
+    page.locator(f'input[data-filter="submission"][value="{bundle}"]').uncheck()
+    kept = [c for c in kept if c.bundle_hash != bundle]
+    assert visible_cells(page) == len(kept)
+    page.locator('input[data-filter="axis"][value="tool_interface"]').check()
+    assert visible_cells(page) == sum(
+        c.phase == "frozen" and c.bundle_hash != bundle for c in cells
+    )
+
+
+def trace_tool_names(public: Path, sha: str) -> list[str]:
+    messages = json.loads(gzip.decompress((public / "traces" / f"{sha}.json.gz").read_bytes()))
+    return [c["function"]["name"] for m in messages for c in m.get("tool_calls") or []]
+
+
+def drill_cell(cells: tuple[Cell, ...]) -> int:
+    """A cell whose artifacts caused critical failures, else any cell."""
+    return next((i for i, c in enumerate(cells) if c.metrics.with_arm.critical), 0)
+
+
+def test_a_cell_opens_its_tasks_and_a_trial_its_trace(page: Page, public: Path) -> None:
+    release = read_release(public).release
+    i = drill_cell(release.cells)
+    cell = release.cells[i]
+    page.locator(f'button.cell[data-cell="{i}"]').click()
+    panel = page.locator("#cell-panel")
+    assert panel.is_visible()
+    assert page.locator("#cell-body table.tasks tbody tr").count() == cell.metrics.n_tasks
+    chips = page.locator("#cell-body button.chip")
+    trials = cell.metrics.with_arm.trials + cell.metrics.without_arm.trials
+    assert chips.count() == trials
+    counts = page.locator("#cell-body table.outcomes tbody tr").first
+    assert counts.locator(".o-count-critical").text_content() == str(cell.metrics.with_arm.critical)
+    records = {
+        json.loads(line)["key"]: json.loads(line)
+        for line in (public / "trials.jsonl").read_text().splitlines()
+    }
+    for n in range(chips.count()):
+        chip = chips.nth(n)
+        chip.click()
+        key = page.locator("#trace-body code").first.text_content()
+        names = trace_tool_names(public, records[key]["trace_sha256"])
+        if names:
+            break
+    else:
+        pytest.fail("no trial of the cell made a tool call")
+    page.wait_for_selector("#trace-body .toolcall .name")
+    shown = page.locator("#trace-body .toolcall .name").all_text_contents()
+    assert shown == names
+    record = records[key]
+    body = page.locator("#trace-body").text_content() or ""
+    for reason in record["verifier_reasons"]:
+        assert reason in body
+    for flag in record["critical"]:
+        assert flag["operator"] in body
+
+
+def test_an_absent_trace_is_said_so(browser: Any, public: Path, tmp_path: Path) -> None:
+    pub = Path(shutil.copytree(public, tmp_path / "pub"))
+    shutil.rmtree(pub / "traces")
+    write_html_report(pub)
+    errors: list[str] = []
+    page = open_report(browser, pub / REPORT_FILE, errors)
+    page.locator("#matrix button.cell").first.click()
+    page.locator("#cell-body button.chip").first.click()
+    assert "trace is not published with the release" in (
+        page.locator("#trace-body .absent").text_content() or ""
+    )
+    page.close()
+    assert errors == []
+
+
+def png_size_and_colours(png: bytes) -> tuple[int, int, int]:
+    """Width, height and the number of distinct byte values of the (filtered) pixel data."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", png[16:24])
+    pos, idat = 8, b""
+    while pos < len(png):
+        (length,) = struct.unpack(">I", png[pos : pos + 4])
+        if png[pos + 4 : pos + 8] == b"IDAT":
+            idat += png[pos + 8 : pos + 8 + length]
+        pos += 12 + length
+    return width, height, len(set(zlib.decompress(idat)))
+
+
+def test_screenshot_of_the_matrix(browser: Any, public: Path, tmp_path: Path) -> None:
+    """The matrix renders at a real size and is not blank; with VWT_UPDATE_SCREENSHOT=1 the
+    README's screenshot is rewritten (from VWT_SCREENSHOT_RELEASE if set)."""
+    update = os.environ.get("VWT_UPDATE_SCREENSHOT") == "1"
+    source = Path(os.environ.get("VWT_SCREENSHOT_RELEASE") or public) if update else public
+    report = public / REPORT_FILE
+    if source != public:
+        report = write_html_report(source, tmp_path / REPORT_FILE).path
+    errors: list[str] = []
+    page = open_report(browser, report, errors)
+    shot = page.locator("#matrix").screenshot()
+    width, height, colours = png_size_and_colours(shot)
+    assert width >= 800 and height >= 300 and colours > 50
+    if update:
+        page.set_viewport_size({"width": 1500, "height": 1100})
+        SCREENSHOT.write_bytes(page.screenshot())
+    page.close()
+    assert errors == []
