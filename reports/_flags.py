@@ -30,6 +30,31 @@ NO_SOURCE_CELL = "no source cell given"
 """Retention's reason in a source cell (no flag: retention is defined against it)."""
 
 
+FLAG_MEANINGS: dict[str, str] = {
+    "leak": "the leak gate found sealed test-task text in the submission's artifacts",
+    "critical": "the artifacts caused more silent uses of changed semantics with effect (wrong "
+    "actions) than the baseline had",
+    "negative-wrong-actions": "gain reliably below 0 (BH-controlled), lost to failed or "
+    "critical trials",
+    "negative-safe-stops": "gain reliably below 0 (BH-controlled), lost mostly to safe stops on "
+    "a detected interface change",
+    "fragile": "a gain that looks decided changes sign when one task or family is left out",
+    "ceiling": f"baseline at or above {CEILING}: little room for a gain",
+    "floor": "both arms failed every task",
+    "provisional": f"fewer than {PROVISIONAL_BELOW} tasks paired",
+    "few-families": f"fewer than {FEW_FAMILIES} task families: negative transfer cannot be shown",
+    "invalid": "infrastructure-invalid trials accepted in the cell's two arms, and tasks dropped "
+    "for them",
+    "baseline-critical": "the baseline's own critical failures, not caused by the artifacts",
+    "obsolete": f"baseline at or above {CEILING} and gain within ±{OBSOLETE_MARGIN}: the "
+    "artifacts add nothing",
+    "safe-stops": "trials with the artifacts that stopped on a detected interface change (no "
+    "success, no wrong action)",
+    "no-retention": "retention not reported: the source gain's interval does not lie above 0",
+}
+"""What each flag code means in general (a cell's ``Flag.explanation`` says it with its numbers)."""
+
+
 class Flag(BaseModel):
     """One thing to know about a cell, beside its gain."""
 
@@ -116,8 +141,11 @@ def _negative(m: CellMetrics) -> list[Flag]:
 
 
 def _fragile(m: CellMetrics) -> list[Flag]:
-    loo = getattr(m, "loo", None)  # added by CellMetrics v3
-    if loo is None or loo.sign_stable:
+    """A gain that looks decided (its interval excludes 0, or negative transfer) but changes
+    sign when one cluster is left out."""
+    loo = m.loo
+    decided = m.gain_ci.lo > 0 or m.gain_ci.hi < 0 or m.negative_transfer
+    if loo.sign_stable or not decided:
         return []
     return [
         Flag(
@@ -125,8 +153,9 @@ def _fragile(m: CellMetrics) -> list[Flag]:
             label="fragile",
             severity="caution",
             explanation=(
-                f"Leaving out a single {loo.unit} moves the gain between {loo.min_gain:+.2f} and "
-                f"{loo.max_gain:+.2f}: its sign rests on one {loo.unit}."
+                f"The gain {m.gain:+.2f} looks decided, but leaving out a single {loo.unit} moves "
+                f"it between {loo.min_gain:+.2f} and {loo.max_gain:+.2f}: its sign rests on one "
+                f"{loo.unit}."
             ),
         )
     ]

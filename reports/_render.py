@@ -3,21 +3,30 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
+from pydantic import BaseModel, ConfigDict, Field
 from rich.console import Console, Group
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from conditions import Condition
+from reports._cell import CellMetrics
+from reports._flags import (
+    FEW_FAMILIES_MARK,
+    FLAG_MEANINGS,
+    NO_SOURCE_CELL,
+    cell_flags,
+    p_neg_text,
+)
 from reports._matrix import Cell
 from reports._release import ReleasedCondition, ReleasedSubmission, ReleaseStatement
 from reports._summary import UNISOLATED_SANDBOX
 from submissions import shown
 
 SIM_NOTE = "sim models exercise the framework; their numbers say nothing about real models"
-FEW_FAMILIES_MARK = "†"
-"""Shown after the gain of a cell that resamples fewer than 5 families."""
 FEW_FAMILIES_NOTE = (
     f"{FEW_FAMILIES_MARK} = fewer than 5 task families in the cell: its interval is a t-interval "
     "over family means, and its sign-flip p is at least 1/2^G with G families (1/16 with 4), "
@@ -70,46 +79,112 @@ def submission_labels(release: ReleaseStatement) -> dict[str, str]:
     }
 
 
-def _status(cell: Cell) -> Text:
-    m = cell.metrics
-    parts = []
-    if cell.invalid_trials:
-        parts.append(
-            (f"invalid {cell.invalid_trials}, dropped {cell.dropped_tasks}", "bold yellow")
-        )
-    if m.with_arm.critical:
-        parts.append(("CRITICAL", "bold red"))
-    if m.negative_transfer:
-        parts.append(("negative transfer", "red"))
-    if m.obsolete:
-        parts.append(("obsolete", "yellow"))
-    elif m.ceiling:
-        parts.append(("ceiling", "yellow"))
-    if m.floor:
-        parts.append(("floor", "yellow"))
-    if m.provisional:
-        parts.append(("provisional", "dim"))
-    if m.few_clusters:
-        parts.append((f"{FEW_FAMILIES_MARK} {m.n_clusters} families", "yellow"))
+Line = tuple[str, str]
+"""A piece of a cell's text and its style; each piece starts a line and wraps on its own."""
+
+SEVERITY_STYLES = {"critical": "bold red", "negative": "red", "caution": "yellow", "info": "cyan"}
+"""How a flag of each severity is coloured."""
+
+_CELL_MIN = 14  # "p_neg = 0.0001"; "[+0.29,+0.58]" is 13
+_BASE_MIN = 11  # "[0.70,0.88]", "critical 12"
+_LABEL_MIN = 16
+_BREAK_AFTER = " +,-"
+_BREAK_BEFORE = "@/["
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken after a space, '+', ',' or '-'
+    or before '@', '/' or '['; a piece longer than ``width`` is cut. Nothing is dropped but the
+    spaces at a break."""
+    pieces, piece = [], ""
+    for ch in text:
+        if ch in _BREAK_BEFORE and piece:
+            pieces.append(piece)
+            piece = ""
+        piece += ch
+        if ch in _BREAK_AFTER:
+            pieces.append(piece)
+            piece = ""
+    pieces.append(piece)
+    lines, line = [], ""
+    for piece in pieces:
+        if len((line + piece).rstrip()) <= width:
+            line += piece
+            continue
+        if line.strip():
+            lines.append(line.rstrip())
+        line = piece
+        while len(line.rstrip()) > width:
+            lines.append(line[:width])
+            line = line[width:]
+    if line.strip() or not lines:
+        lines.append(line.rstrip())
+    return lines
+
+
+def _block(lines: list[Line], width: int | None = None) -> Text:
+    """The pieces one per line, each wrapped to ``width`` (unwrapped when None)."""
     text = Text()
-    for i, (word, style) in enumerate(parts):
-        text.append((", " if i else "") + word, style=style)
+    for i, (piece, style) in enumerate(lines):
+        wrapped = [piece] if width is None else wrap(piece, width)
+        text.append(("\n" if i else "") + "\n".join(wrapped), style=style)
     return text
 
 
-def _gain(cell: Cell) -> Text:
+def _longest(lines: list[Line]) -> int:
+    return max((len(piece) for piece, _ in lines), default=0)
+
+
+def _num(x: float, signed: bool = False) -> str:
+    """Two decimals, one from 10 on (retention ratios can be large)."""
+    return f"{x:{'+' if signed else ''}.{2 if abs(x) < 10 else 1}f}"
+
+
+def interval_text(lo: float, hi: float, signed: bool = True) -> str:
+    """``[lo,hi]`` as the matrix shows an interval, e.g. '[+0.29,+0.58]'."""
+    return f"[{_num(lo, signed)},{_num(hi, signed)}]"
+
+
+def _gain_style(m: CellMetrics) -> str:
+    return "red" if m.negative_transfer else ("green" if m.gain_ci.lo > 0 else "")
+
+
+_NOT_IN_MATRIX = ("few-families", "no-retention")
+"""Flags the matrix says otherwise: the † after the gain, and a note under the table."""
+
+
+def _cell_lines(cell: Cell) -> list[Line]:
+    """A matrix cell: gain (with † for few families), its interval, p_neg where the gain is
+    below 0, retention with its interval, the flags and what adapting did."""
     m = cell.metrics
-    style = "red" if m.negative_transfer else ("green" if m.gain_ci.lo > 0 else "")
-    text = Text(f"{m.gain:+.2f}", style=style)
-    if m.few_clusters:
-        text.append(f" {FEW_FAMILIES_MARK}", style="yellow")
-    text.append(f"\n[{m.gain_ci.lo:+.2f},{m.gain_ci.hi:+.2f}]", style=style)
-    return text
+    style = _gain_style(m)
+    few = f" {FEW_FAMILIES_MARK}" if m.few_clusters else ""
+    lines: list[Line] = [
+        (f"{m.gain:+.2f}{few}", style),
+        (interval_text(m.gain_ci.lo, m.gain_ci.hi), style),
+    ]
+    if m.gain < 0:
+        lines.append((p_neg_text(m.p_negative), style))
+    if r := m.retention:
+        lines += [(f"ret {_num(r.value)}", ""), (interval_text(r.ci.lo, r.ci.hi, False), "")]
+    lines += [
+        (f.label, SEVERITY_STYLES[f.severity])
+        for f in cell_flags(cell)
+        if f.code not in _NOT_IN_MATRIX
+    ]
+    return lines + _adapted_notes(cell)
 
 
-def _retention(cell: Cell) -> str:
-    r = cell.metrics.retention
-    return f"{r.value:.2f} [{r.ci.lo:.2f}, {r.ci.hi:.2f}]" if r else "—"
+def _baseline_lines(m: CellMetrics) -> list[Line]:
+    """The baseline's score, its interval and its own critical failures."""
+    ci = m.score_without_ci
+    lines: list[Line] = [
+        (f"{m.score_without:.2f}", ""),
+        (interval_text(ci.lo, ci.hi, False), "dim"),
+    ]
+    if m.without_arm.critical:
+        lines.append((f"critical {m.without_arm.critical}", "red"))
+    return lines
 
 
 def _cost(cell: Cell) -> str:
@@ -127,19 +202,9 @@ def _cost(cell: Cell) -> str:
     return ", ".join(parts) or "free"
 
 
-def _difference(cell: Cell) -> Text:
-    """Adapted − frozen gain with its interval (green or red where it excludes 0)."""
-    a = cell.adaptation
-    if a is None:
-        return Text("—")
-    d = a.difference
-    style = ("green" if d.value > 0 else "red") if d.excludes_zero else ""
-    return Text(f"Δ {d.value:+.2f} [{d.ci.lo:+.2f},{d.ci.hi:+.2f}]", style=style)
-
-
-def _adapted_notes(cell: Cell) -> list[tuple[str, str]]:
+def _adapted_notes(cell: Cell) -> list[Line]:
     """What a matrix cell of the adapted phase adds: the difference, the procedure (or that
-    it reuses the frozen trials), the cost, the cost to restore and a leak flag."""
+    it reuses the frozen trials), the cost and the cost to restore."""
     a = cell.adaptation
     if a is None:
         return []
@@ -150,146 +215,125 @@ def _adapted_notes(cell: Cell) -> list[tuple[str, str]]:
     notes.append((_cost(cell), "dim"))
     if a.cost_to_restore is not None:
         notes.append((f"{a.cost_to_restore:+.3f}/1k tok", style))
-    if a.leak_flagged:
-        notes.append(("LEAK", "bold red"))
     return notes
 
 
-def _critical(cell: Cell) -> Text:
-    w, b = cell.metrics.with_arm, cell.metrics.without_arm
-    text = Text(f"{w.critical}", style="bold red" if w.critical else "green")
-    text.append(f" / {b.critical}", style="red" if b.critical else "")
-    return text
-
-
-def submission_table(
-    release: ReleaseStatement, phase: str, submission: ReleasedSubmission
-) -> Table:
-    """One submission's row per condition."""
+def _condition_lines(release: ReleaseStatement) -> dict[str, list[Line]]:
+    """Each condition's label, one changed axis per line."""
     source = release.conditions[0].condition
-    labels = {c.id: condition_label(c, source) for c in release.conditions}
-    order = {c.id: i for i, c in enumerate(release.conditions)}
-    cells = sorted(
-        (c for c in release.cells if c.phase == phase and c.bundle_hash == submission.bundle_hash),
-        key=lambda c: order.get(c.condition_id, len(order)),
-    )
-    title = f"{submission_labels(release)[submission.bundle_hash]} — {phase}"
-    table = Table(title=Text(title), title_justify="left", expand=False)
-    adapted = phase == "adapted"
-    columns = [
-        ("condition", "left"),
-        ("baseline", "right"),
-        ("with", "right"),
-        ("gain [95% CI]", "right"),
-        ("retention", "right"),
-        ("critical w / base", "right"),
-        ("safe stops", "right"),
-        ("pass^k", "right"),
-        ("status", "left"),
-    ]
-    if adapted:
-        columns[4:4] = [("frozen gain", "right"), ("adapted − frozen", "right")]
-        columns[-1:-1] = [("procedure", "left"), ("cost", "right"), ("restore /1k tok", "right")]
-    for name, justify in columns:
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for cell in cells:
-        m = cell.metrics
-        k = len(m.with_arm.pass_hat_k)
-        pass_k = f"{m.with_arm.pass_hat_k[-1]:.2f} (k={k})" if k else "—"
-        row: list[Text | str] = [
-            Text(labels.get(cell.condition_id, shown(cell.condition_id))),
-            f"{m.score_without:.2f}",
-            f"{m.score_with:.2f}",
-            _gain(cell),
-            _retention(cell),
-            _critical(cell),
-            str(m.with_arm.safe_stop),
-            pass_k,
-            _status(cell),
-        ]
-        if adapted and (a := cell.adaptation) is not None:
-            row[4:4] = [f"{a.frozen_gain:+.2f}", _difference(cell)]
-            restore = f"{a.cost_to_restore:+.3f}" if a.cost_to_restore is not None else "—"
-            procedure = "reused" if a.reused else shown(a.procedure)
-            row[-1:-1] = [procedure + (" LEAK" if a.leak_flagged else ""), _cost(cell), restore]
-        table.add_row(*row)
-    return table
+    return {
+        c.id: [(line, "") for line in condition_label(c, source, _JOIN).splitlines()]
+        for c in release.conditions
+    }
 
 
-def _matrix_cell(cell: Cell | None) -> Text:
-    if cell is None:
-        return Text("—", style="dim")
-    m = cell.metrics
-    text = _gain(cell)
-    notes: list[tuple[str, str]] = []
-    if m.retention:
-        notes.append((f"ret {m.retention.value:.2f}", ""))
-    if m.with_arm.critical:
-        notes.append((f"critical {m.with_arm.critical}", "bold red"))
-    if m.with_arm.safe_stop:
-        notes.append((f"safe-stop {m.with_arm.safe_stop}", "cyan"))
-    if m.negative_transfer:
-        notes.append(("NEGATIVE", "bold red"))
-    if m.obsolete:
-        notes.append(("obsolete", "yellow"))
-    if cell.invalid_trials:
-        notes.append((f"invalid {cell.invalid_trials}", "bold yellow"))
-        notes.append((f"dropped {cell.dropped_tasks}", "bold yellow"))
-    notes += _adapted_notes(cell)
-    for note, style in notes:  # one per line: columns stay narrow
-        text.append("\n" + note, style=style)
-    return text
-
-
-_CELL_WIDTH = 13  # "[+0.29,+0.58]"
 _JOIN = "\n+ "  # matrix rows are tall anyway: one changed axis per line keeps columns narrow
 
 
-def matrix_table(release: ReleaseStatement, phase: str, submissions: list[str]) -> Table:
-    """Conditions × ``submissions`` (bundle hashes): target gain with its interval and what
-    else matters; columns are named name@version (with a short hash if two share it)."""
-    source = release.conditions[0].condition
+class MatrixLayout(BaseModel):
+    """How a phase's matrix fits the console: column widths and submissions per table."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    label: int = Field(description="Width of the condition column.")
+    baseline: int = Field(description="Width of the baseline column.")
+    cell: int = Field(description="Width of each submission's column.")
+    groups: tuple[tuple[str, ...], ...] = Field(description="Bundle hashes of each table.")
+
+
+def _table_width(label: int, baseline: int, cell: int, n: int) -> int:
+    """A table's width: its columns, their padding of 1 each side, and n + 3 rules."""
+    return label + baseline + n * cell + 2 * (n + 2) + n + 3
+
+
+def matrix_layout(release: ReleaseStatement, phase: str, width: int) -> MatrixLayout:
+    """Widths and submission groups for a matrix no wider than ``width``: every column at its
+    natural width where all fit; else the fewest tables of narrow columns (labels and notes
+    wrapped), widened again into the room left."""
+    cells = [c for c in release.cells if c.phase == phase]
+    labels = submission_labels(release)
+    bundles = [s.bundle_hash for s in release.submissions]
+    label = max(_longest(lines) for lines in _condition_lines(release).values())
+    baseline = max([_BASE_MIN, *(_longest(_baseline_lines(c.metrics)) for c in cells)])
+    cell = max([_CELL_MIN, *(len(v) for v in labels.values())])
+    cell = max([cell, *(_longest(_cell_lines(c)) for c in cells)])
+    if _table_width(label, baseline, cell, len(bundles)) <= width or not bundles:
+        return MatrixLayout(label=label, baseline=baseline, cell=cell, groups=(tuple(bundles),))
+    narrow = min(label, max(_LABEL_MIN, width // 5))
+    fits = [
+        n
+        for n in range(1, len(bundles) + 1)
+        if _table_width(narrow, baseline, _CELL_MIN, n) <= width
+    ]
+    per_table = max(fits, default=1)
+    n_tables = -(-len(bundles) // per_table)
+    per_table = -(-len(bundles) // n_tables)
+    room = width - _table_width(narrow, baseline, _CELL_MIN, per_table)
+    wide = min(cell, _CELL_MIN + max(room, 0) // per_table)
+    room -= (wide - _CELL_MIN) * per_table
+    return MatrixLayout(
+        label=min(label, narrow + max(room, 0)),
+        baseline=baseline,
+        cell=wide,
+        groups=tuple(tuple(bundles[i : i + per_table]) for i in range(0, len(bundles), per_table)),
+    )
+
+
+def matrix_table(
+    release: ReleaseStatement, phase: str, submissions: Sequence[str], layout: MatrixLayout
+) -> Table:
+    """Conditions × ``submissions`` (bundle hashes) at the widths of ``layout``: the baseline
+    and, per cell, the target gain with its interval and what else matters; columns are named
+    name@version (with a short hash if two share it)."""
     table = Table(
         title=f"Transfer matrix ({phase}): target gain [95% CI] over the no-artifact baseline",
         title_justify="left",
         show_lines=True,
     )
-    table.add_column("condition", no_wrap=True)
-    table.add_column("baseline", justify="right")
+    table.add_column("condition", width=layout.label, overflow="fold")
+    table.add_column("baseline", width=layout.baseline, justify="right", overflow="fold")
     labels = submission_labels(release)
     for bundle in submissions:
-        table.add_column(Text(labels[bundle]), justify="left", min_width=_CELL_WIDTH)
+        header = _block([(labels[bundle], "")], layout.cell)
+        table.add_column(header, width=layout.cell, overflow="fold")
     cells = {(c.condition_id, c.bundle_hash): c for c in release.cells if c.phase == phase}
+    conditions = _condition_lines(release)
     for cond in release.conditions:
         row = [cells.get((cond.id, s)) for s in submissions]
         present = [c for c in row if c is not None]
         if not present:
             continue
-        base = present[0].metrics
-        base_text = Text(f"{base.score_without:.2f}")
-        if base.without_arm.critical:
-            base_text.append(f"\ncritical {base.without_arm.critical}", style="red")
-        label = condition_label(cond, source, _JOIN)
-        table.add_row(Text(label), base_text, *(_matrix_cell(c) for c in row))
+        table.add_row(
+            _block(conditions[cond.id], layout.label),
+            _block(_baseline_lines(present[0].metrics), layout.baseline),
+            *(_block(_cell_lines(c), layout.cell) if c else Text("—", style="dim") for c in row),
+        )
     return table
 
 
-def submission_groups(release: ReleaseStatement, width: int) -> list[list[str]]:
-    """The submissions' bundle hashes split into as few tables as fit ``width`` columns."""
-    source = release.conditions[0].condition
-    label = max(
-        len(line)
-        for c in release.conditions
-        for line in condition_label(c, source, _JOIN).splitlines()
-    )
-    fixed = label + 11 + 7  # condition and baseline columns with their borders
-    per_table = max(1, (width - fixed) // (_CELL_WIDTH + 3))
-    bundles = [s.bundle_hash for s in release.submissions]
-    return [bundles[i : i + per_table] for i in range(0, len(bundles), per_table)]
+def retention_notes(
+    release: ReleaseStatement, phase: str, submissions: Sequence[str]
+) -> list[Text]:
+    """Why retention is not reported, once per submission and reason."""
+    labels = submission_labels(release)
+    seen: dict[tuple[str, str], None] = {}
+    for c in release.cells:
+        reason = c.metrics.retention_reason
+        if (
+            c.phase == phase
+            and c.bundle_hash in submissions
+            and reason
+            and reason != NO_SOURCE_CELL
+        ):
+            seen[(c.bundle_hash, reason)] = None
+    return [
+        Text(f"retention n/a for {labels[b]}: {shown(reason)}", style="dim") for b, reason in seen
+    ]
 
 
 def critical_panel(release: ReleaseStatement) -> Panel | None:
-    """One line per condition with critical drift failures: each submission and the baseline."""
+    """One line per condition with critical drift failures: each submission and the baseline;
+    bold red where the artifacts caused more than the baseline's own."""
     source = release.conditions[0].condition
     labels = submission_labels(release)
     lines = []
@@ -301,12 +345,13 @@ def critical_panel(release: ReleaseStatement) -> Panel | None:
             ):
                 continue
             line = Text(f"{condition_label(cond, source)} ({phase}): ", style="bold")
+            b = cells[0].metrics.without_arm
             for c in cells:
                 w = c.metrics.with_arm
                 line.append(f"{labels.get(c.bundle_hash, shown(c.submission))} ", style="")
-                line.append(f"{w.critical}/{w.trials}", style="bold red" if w.critical else "green")
+                style = "bold red" if w.critical > b.critical else ("" if w.critical else "green")
+                line.append(f"{w.critical}/{w.trials}", style=style)
                 line.append(" · ")
-            b = cells[0].metrics.without_arm
             line.append(f"baseline {b.critical}/{b.trials}", style="red" if b.critical else "")
             lines.append(line)
     if not lines:
@@ -376,15 +421,108 @@ def summary_lines(release: ReleaseStatement) -> list[Text]:
     return lines
 
 
+def _detail_lines(cell: Cell, label: str) -> list[Text | Padding]:
+    """Everything about one cell of a submission, in lines that wrap at any width."""
+    m = cell.metrics
+    w, b = m.with_arm, m.without_arm
+    st = m.sign_test
+    few = f" {FEW_FAMILIES_MARK}" if m.few_clusters else ""
+    gain = Text(f"gain {m.gain:+.2f}{few} ", style=_gain_style(m))
+    gain.append(interval_text(m.gain_ci.lo, m.gain_ci.hi), style=_gain_style(m))
+    gain.append(
+        f" ({m.interval_method.replace('_', ' ')}, {m.n_clusters} {m.cluster_level}s) · "
+        f"{p_neg_text(m.p_negative)} · sign test {st.wins} wins, {st.losses} losses, "
+        f"{st.ties} ties (net win {m.net_win:+.2f})"
+    )
+    scores = [
+        f"{arm} {score:.2f} {interval_text(ci.lo, ci.hi, False)}"
+        for arm, score, ci in (
+            ("baseline", m.score_without, m.score_without_ci),
+            ("with", m.score_with, m.score_with_ci),
+        )
+    ]
+    k = len(w.pass_hat_k)
+    if k:
+        scores.append(
+            f"pass^k (k={k}) {w.pass_hat_k[-1]:.2f} with, {b.pass_hat_k[-1]:.2f} baseline"
+        )
+    r = m.retention
+    retention = (
+        f"retention {_num(r.value)} {interval_text(r.ci.lo, r.ci.hi, False)} over source gain "
+        f"{r.source_gain:+.2f} ({'joint' if r.shared_draws else 'independent'} draws)"
+        if r
+        else "retention: none in the source condition"
+        if m.retention_reason == NO_SOURCE_CELL
+        else f"retention n/a: {shown(m.retention_reason or '')}"
+    )
+    counts = (
+        f"critical {w.critical} with, {b.critical} baseline · safe stops {w.safe_stop} with, "
+        f"{b.safe_stop} baseline · invalid {cell.invalid_trials}, dropped {cell.dropped_tasks} "
+        f"(tasks paired {m.n_tasks})"
+    )
+    lines = [
+        Text(label, style="bold"),
+        gain,
+        Text(" · ".join(scores)),
+        Text(retention),
+        Text(counts),
+    ]
+    if a := cell.adaptation:
+        d = a.difference
+        restore = f" · {a.cost_to_restore:+.3f} per 1k tok" if a.cost_to_restore is not None else ""
+        lines.append(
+            Text(
+                f"adapted − frozen Δ {d.value:+.2f} {interval_text(d.ci.lo, d.ci.hi)} · frozen "
+                f"gain {a.frozen_gain:+.2f} · {'reused' if a.reused else shown(a.procedure)} · "
+                f"cost {_cost(cell)}{restore}"
+            )
+        )
+    for f in cell_flags(cell):
+        if f.code != "no-retention":  # the retention line says why
+            flag = Text(f.label, style=SEVERITY_STYLES[f.severity])
+            lines.append(flag.append(f": {f.explanation}", style="dim"))
+    return [lines[0], *(Padding(line, (0, 0, 0, 2)) for line in lines[1:])]
+
+
+def submission_table(
+    release: ReleaseStatement, phase: str, submission: ReleasedSubmission
+) -> Group:
+    """One submission's cells of ``phase``, one block per condition: scores, gain, p_neg, sign
+    test, retention, counts, adaptation and every flag with its explanation (wraps at any
+    width)."""
+    source = release.conditions[0].condition
+    order = {c.id: i for i, c in enumerate(release.conditions)}
+    conditions = {c.id: c for c in release.conditions}
+    cells = sorted(
+        (c for c in release.cells if c.phase == phase and c.bundle_hash == submission.bundle_hash),
+        key=lambda c: order.get(c.condition_id, len(order)),
+    )
+    title = Text(
+        f"{submission_labels(release)[submission.bundle_hash]} — {phase}", style="bold underline"
+    )
+    blocks: list[Text | Padding] = [title]
+    for cell in cells:
+        c = conditions.get(cell.condition_id)
+        label = condition_label(c, source) if c is not None else shown(cell.condition_id)
+        blocks += _detail_lines(cell, label)
+    return Group(*blocks)
+
+
 def legend(release: ReleaseStatement) -> Text:
-    """What the matrix's words and marks mean; the few-families mark only where a cell has it."""
+    """What the matrix's words and marks mean: only the flags and marks some cell has."""
+    codes = {f.code for c in release.cells for f in cell_flags(c)}
+    flags = "; ".join(
+        f"{_legend_label(code)} = {meaning}"
+        for code, meaning in FLAG_MEANINGS.items()
+        if code in codes
+    )
     few = any(c.metrics.few_clusters for c in release.cells)
     return Text(
-        "gain = success rate with the artifacts minus without, paired per task; ret = "
-        "retention (target gain / source gain); critical = silent use of changed semantics "
-        "with effect; safe-stop = stopped on a detected interface change; NEGATIVE = gain "
-        "reliably below 0 (BH-controlled); invalid / dropped = accepted invalid trials in "
-        "the cell's two arms / tasks left out for them"
+        "gain = success rate with the artifacts minus without, paired per task, with its 95% "
+        "interval below it; baseline = success rate without artifacts [interval]; p_neg = "
+        "p-value of the sign-flip test that the gain is below 0 (shown where it is); ret = "
+        "retention (target gain / source gain) [interval]"
+        + (f"; flags: {flags}" if flags else "")
         + (
             "; adapted cells: the adapted bundle against the frozen baseline, Δ = adapted − "
             "frozen gain, reused = unchanged by adapting (frozen trials), cost of adapting, "
@@ -398,9 +536,23 @@ def legend(release: ReleaseStatement) -> Text:
     )
 
 
+_LEGEND_LABELS = {
+    "critical": "CRITICAL N (base M)",
+    "baseline-critical": "baseline critical N",
+    "few-families": FEW_FAMILIES_MARK,
+    "invalid": "invalid N, dropped M",
+    "safe-stops": "safe stops N",
+}
+
+
+def _legend_label(code: str) -> str:
+    """How a flag code reads in the matrix, with N for its counts."""
+    return _LEGEND_LABELS.get(code, code.replace("-", " ").replace("negative ", "negative: "))
+
+
 def render_release(release: ReleaseStatement, console: Console, detail: bool = False) -> None:
-    """Print the summary and the matrix (critical failures first); ``detail`` adds a table per
-    submission."""
+    """Print the summary and the matrix (critical failures first), as many tables per phase as
+    fit the console's width; ``detail`` adds every cell of each submission."""
     phases = sorted({c.phase for c in release.cells}, key=["frozen", "adapted"].index)
     for line in summary_lines(release):
         console.print(line)
@@ -408,8 +560,11 @@ def render_release(release: ReleaseStatement, console: Console, detail: bool = F
     if panel is not None:
         console.print(panel)
     for phase in phases:
-        for group in submission_groups(release, console.width):
-            console.print(matrix_table(release, phase, group))
+        layout = matrix_layout(release, phase, console.width)
+        for group in layout.groups:
+            console.print(matrix_table(release, phase, group, layout))
+            for note in retention_notes(release, phase, group):
+                console.print(note)
         if detail:
             for s in release.submissions:
                 console.print(submission_table(release, phase, s))

@@ -10,11 +10,12 @@ from reports import (
     Flag,
     GainDifference,
     Interval,
+    LeaveOneOut,
     apply_fdr,
     cell_flags,
     cell_metrics,
 )
-from reports._flags import SEVERITIES
+from reports._flags import FLAG_MEANINGS, SEVERITIES
 
 N = 12
 """Tasks per constructed cell."""
@@ -160,3 +161,30 @@ def test_flags_come_worst_first_with_one_sentence_each() -> None:
     assert ranks == sorted(ranks) and len(flags) >= 4
     for f in flags:
         assert f.explanation.endswith(".") and f.explanation.count(". ") == 0, f.explanation
+
+
+def test_a_decided_gain_resting_on_one_cluster_is_fragile() -> None:
+    cell = _cell(["success"] * N, ["failure"] * N)
+    assert cell.metrics.gain_ci.lo > 0 and cell.metrics.loo.sign_stable
+    assert "fragile" not in _codes(cell)
+    loo = LeaveOneOut(unit="family", min_gain=-0.02, max_gain=0.4, sign_stable=False)
+    fragile = cell.model_copy(update={"metrics": cell.metrics.model_copy(update={"loo": loo})})
+    flag = _flag(fragile, "fragile")
+    assert (flag.label, flag.severity) == ("fragile", "caution")
+    assert "between -0.02 and +0.40" in flag.explanation
+    undecided = _cell(["success"] * 6 + ["failure"] * 6, ["failure"] * 5 + ["success"] * 7)
+    assert undecided.metrics.gain_ci.lo < 0 < undecided.metrics.gain_ci.hi
+    metrics = undecided.metrics.model_copy(update={"loo": loo})
+    assert "fragile" not in _codes(undecided.model_copy(update={"metrics": metrics}))
+
+
+def test_every_flag_code_has_a_general_meaning() -> None:
+    cells = [
+        _cell(["critical"] * 6 + ["safe_stop"] * 6, BASE, families=4, invalid=2, dropped=1),
+        _cell(["safe_stop"] * N, BASE),
+        _cell(["success"] * N, ["success"] * N),
+        _cell(["failure"] * N, ["failure"] * N),
+        _cell(["success"] * 2, ["failure"] * 2),
+    ]
+    codes = {f.code for c in cells for f in cell_flags(c)}
+    assert len(codes) >= 8 and codes <= FLAG_MEANINGS.keys()

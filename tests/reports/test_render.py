@@ -1,9 +1,12 @@
-"""Tests of the terminal rendering: the few-families mark next to the gain, and its legend."""
+"""Tests of the terminal rendering: a real release at 80, 100 and 160 columns with nothing cut,
+the few-families mark next to the gain and its legend, and the wrapping of labels."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
+import pytest
 from rich.console import Console, RenderableType
 
 from benchmark import default_cycle_spec_path
@@ -14,11 +17,126 @@ from reports import (
     ReleasedCondition,
     ReleasedSubmission,
     ReleaseStatement,
+    build_release,
     cell_metrics,
+    read_release,
+    render_release,
 )
-from reports._render import FEW_FAMILIES_NOTE, legend, matrix_table, submission_table
+from reports._render import (
+    FEW_FAMILIES_NOTE,
+    interval_text,
+    legend,
+    matrix_layout,
+    matrix_table,
+    submission_labels,
+    submission_table,
+    wrap,
+)
+from tests.reports.test_verify import revealed_cycle
 
 SOURCE = CycleSpec.load(default_cycle_spec_path()).source
+
+
+WIDTHS = (80, 100, 160)
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> ReleaseStatement:
+    """A small real release: the reference submissions, frozen and adapted, every single-axis
+    target."""
+    cycle = revealed_cycle(tmp_path_factory.mktemp("render") / "home")
+    return read_release(build_release(cycle)).release
+
+
+def _rendered(release: ReleaseStatement, width: int, detail: bool = False) -> str:
+    console = Console(width=width, record=True)
+    render_release(release, console, detail=detail)
+    return console.export_text()
+
+
+def assert_fits(out: str, width: int) -> None:
+    """No line wider than ``width`` and nothing ellipsised."""
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= width
+    assert "…" not in out and "..." not in out
+
+
+def assert_every_cell_in_full(release: ReleaseStatement, out: str) -> None:
+    """Each cell's gain and gain interval appear whole, as often as there are cells with them."""
+    texts = Counter(
+        t
+        for c in release.cells
+        for t in (
+            f"{c.metrics.gain:+.2f}",
+            interval_text(c.metrics.gain_ci.lo, c.metrics.gain_ci.hi),
+        )
+    )
+    for text, n in texts.items():
+        assert out.count(text) >= n, text
+
+
+def _header_cells(out: str) -> list[str]:
+    """The column headers of every table, each joined across its wrapped lines."""
+    headers: list[str] = []
+    rows: list[list[str]] = []
+    for line in out.splitlines():
+        if line.startswith("┏"):
+            rows = []
+        elif line.startswith("┃"):
+            rows.append([part.strip() for part in line.strip("┃").split("┃")])
+        elif line.startswith("┡"):
+            headers += ["".join(column) for column in zip(*rows, strict=True)]
+    return headers
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_matrix_fits_each_width_with_nothing_cut(release: ReleaseStatement, width: int) -> None:
+    out = _rendered(release, width)
+    assert_fits(out, width)
+    assert_every_cell_in_full(release, out)
+    headers = _header_cells(out)
+    for label in submission_labels(release).values():
+        assert label in headers  # whole, if wrapped over lines
+    for phase in ("frozen", "adapted"):
+        tables = out.count(f"Transfer matrix ({phase})")
+        assert tables == len(matrix_layout(release, phase, width).groups) >= 1
+        assert headers.count("condition") >= tables
+    assert "p_neg = " in out and "p(gain" not in out
+    baseline = release.cells[0].metrics.score_without_ci
+    assert interval_text(baseline.lo, baseline.hi, signed=False) in out
+
+
+def test_wide_consoles_need_fewer_tables(release: ReleaseStatement) -> None:
+    tables = [len(matrix_layout(release, "frozen", w).groups) for w in WIDTHS]
+    assert tables == sorted(tables, reverse=True) and tables[-1] == 1
+    assert tables[0] > 1  # 4 submissions do not fit 80 columns side by side
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_detail_fits_each_width_with_nothing_cut(release: ReleaseStatement, width: int) -> None:
+    out = _rendered(release, width, detail=True)
+    assert_fits(out, width)
+    assert_every_cell_in_full(release, out)
+    for s in release.submissions:
+        assert f"{submission_labels(release)[s.bundle_hash]} — frozen" in out
+    for c in release.cells:
+        if c.metrics.retention is not None:
+            r = c.metrics.retention
+            assert interval_text(r.ci.lo, r.ci.hi, signed=False) in out
+
+
+def test_wrap_cuts_nothing_and_breaks_at_joins() -> None:
+    label = "family reconciliation+research_evidence+support_ops/sealed"
+    lines = wrap(label, 20)
+    assert lines == ["family", "reconciliation+", "research_evidence+", "support_ops/sealed"]
+    assert wrap("retrieved-trajectories@1", 14) == ["retrieved-", "trajectories@1"]
+    long = "x" * 30
+    assert wrap(long, 14) == ["x" * 14, "x" * 14, "xx"]
+    for text in (label, long, "a b  c", "tools support-ops@2-units,billing@3"):
+        for width in (3, 7, 14):
+            pieces = wrap(text, width)
+            assert all(len(p) <= width for p in pieces)
+            assert "".join(pieces).replace(" ", "") == text.replace(" ", "")
 
 
 def _cell(n_families: int) -> Cell:
@@ -67,11 +185,12 @@ def test_the_gain_of_a_cell_with_few_families_is_marked_and_explained() -> None:
     few, enough = _cell(4), _cell(5)
     assert (few.metrics.few_clusters, enough.metrics.few_clusters) == (True, False)
     release = _release(few, enough)
-    matrix = _text(matrix_table(release, "frozen", [few.bundle_hash, enough.bundle_hash]))
+    layout = matrix_layout(release, "frozen", 200)
+    matrix = _text(matrix_table(release, "frozen", [few.bundle_hash, enough.bundle_hash], layout))
     assert "+0.33 †" in matrix
     assert matrix.count("†") == 1
     detail = _text(submission_table(release, "frozen", release.submissions[0]))
-    assert "+0.33 †" in detail and "† 4 families" in detail
+    assert "gain +0.33 †" in detail and "† 4 families" in detail
     assert "†" not in _text(submission_table(release, "frozen", release.submissions[1]))
     assert FEW_FAMILIES_NOTE in legend(release).plain
     assert FEW_FAMILIES_NOTE.startswith("† = fewer than 5 task families")
@@ -79,6 +198,7 @@ def test_the_gain_of_a_cell_with_few_families_is_marked_and_explained() -> None:
 
 def test_no_mark_and_no_legend_line_without_few_families() -> None:
     release = _release(_cell(5), _cell(1))
-    matrix = _text(matrix_table(release, "frozen", [c.bundle_hash for c in release.cells]))
+    bundles = [c.bundle_hash for c in release.cells]
+    matrix = _text(matrix_table(release, "frozen", bundles, matrix_layout(release, "frozen", 200)))
     assert "+0.33" in matrix and "†" not in matrix
     assert "†" not in legend(release).plain
