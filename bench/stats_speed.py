@@ -1,66 +1,193 @@
-"""Measure cell_metrics wall time at 24, 100 and 400 tasks with B = 10,000 bootstrap draws.
+"""Time build_matrix on a release-sized matrix beside a per-cell scipy.stats.bootstrap loop.
 
-Run: .venv/bin/python bench/stats_speed.py [--repeats N]. Each cell has k = 5 trials per task
-and arm; "1 family" resamples tasks (and, beyond 20 tasks, uses Monte Carlo sign flips), "4
-families" resamples families (exact sign enumeration). "+ source" adds a retention source cell
-with shared draws. Times exclude building the inputs.
+Run: .venv/bin/python bench/stats_speed.py [--cells 300] [--tasks 100] [--bootstrap 10000]
+[--trials 3] [--submissions 10] [--repeats 3]; quick (CI) size: --cells 20 --bootstrap 1000.
+
+The matrix has --cells frozen cells: --submissions submissions in cells / submissions
+conditions (the first is the source, so every other cell reports retention against it when the
+source gain clears 0), each with its own baseline, over the same --tasks tasks of one family
+with --trials trials per task and arm (synthetic TrialRecords, outcomes drawn from per-task
+success rates). build_matrix computes everything a release reports per cell (gain, arm scores,
+intervals, sign-flip p, sign test, leave-one-out, retention, pass^k, BH); the time excludes
+building the records. Beside it, on the same per-task scores, one
+``scipy.stats.bootstrap(paired=True, method="percentile", vectorized=True)`` call per cell for
+the gain interval alone. scipy is a bench-only dependency: pip install -e '.[bench]'.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import time
+from collections.abc import Callable
 
 import numpy as np
 
-from reports._cell import cell_metrics
-from reports._stats_arms import ArmOutcomes
+from benchmark import Usage, default_cycle_spec_path
+from conditions import Condition, CycleSpec
+from reports import build_matrix
+from runner import TrialRecord
 
-TRIALS = 5
-BOOTSTRAP = 10_000
 
-
-def _arm(rng: np.random.Generator, p: np.ndarray, families: int) -> ArmOutcomes:
-    wins = rng.random((len(p), TRIALS)) < p[:, None]
-    return ArmOutcomes.from_trials(
-        (f"t{i}", f"f{i % families}", "success" if w else "failure")
-        for i, row in enumerate(wins)
-        for w in row
+def _record(condition: str, bundle: str | None, task: int, trial: int, win: bool) -> TrialRecord:
+    return TrialRecord(
+        key=f"{condition}/{bundle}/{task}/{trial}",
+        cycle="bench",
+        phase="frozen",
+        condition_id=condition,
+        arm="with" if bundle else "without",
+        bundle_hash=bundle,
+        submission=f"s{bundle[:4]}@1" if bundle else None,
+        task_id=f"support_ops/sealed/{task:04d}",
+        family="support_ops",
+        split="sealed",
+        task_index=task,
+        task_seed=7,
+        generator_version="g1",
+        trial=trial,
+        seed=11,
+        model="sim/acme-2",
+        provider="acme",
+        harness="harness-v1",
+        tool_interfaces={},
+        schema_digests={},
+        verifier_version="v1",
+        sandbox="local",
+        started_at="2026-12-01T00:00:00.000Z",
+        ended_at="2026-12-01T00:00:01.000Z",
+        usage=Usage(calls=1, prompt_tokens=1, completion_tokens=1, latency_s=0.1),
+        turns=1,
+        tool_calls=0,
+        tool_errors=0,
+        outcome="success" if win else "failure",
+        critical=(),
+        safe_stop=None,
+        invalid=None,
+        verifier_reasons=(),
+        trace_sha256="0" * 64,
     )
 
 
-def _time(n_tasks: int, families: int, with_source: bool, repeats: int) -> list[float]:
-    rng = np.random.default_rng(n_tasks)
-    p = rng.uniform(0.2, 0.7, n_tasks)
-    with_arm, without_arm = _arm(rng, p + 0.1, families), _arm(rng, p, families)
-    source = (_arm(rng, p + 0.2, families), _arm(rng, p, families)) if with_source else None
+def _release(
+    args: argparse.Namespace,
+) -> tuple[list[TrialRecord], dict[str, Condition], list[tuple[np.ndarray, np.ndarray]]]:
+    """Records, conditions and each cell's per-task (with, without) scores."""
+    rng = np.random.default_rng(0)
+    source = CycleSpec.load(default_cycle_spec_path()).source
+    n_conditions = -(-args.cells // args.submissions)
+    conditions = {source.id: source}
+    for i in range(1, n_conditions):
+        c = Condition.model_validate({**source.model_dump(), "harness": f"harness-b{i}"})
+        conditions[f"c-{i:016x}"] = c
+    bundles = [f"{b:064x}" for b in range(1, args.submissions + 1)]
+    records: list[TrialRecord] = []
+    scores = []
+    base = rng.uniform(0.2, 0.7, args.tasks)
+    for n, cid in enumerate(conditions):
+        without = rng.random((args.tasks, args.trials)) < base[:, None]
+        records += _arm(cid, None, without)
+        for b in bundles[: min(args.submissions, args.cells - n * args.submissions)]:
+            effect = rng.normal(0.1 if n == 0 else 0.0, 0.15, args.tasks)
+            wins = rng.random((args.tasks, args.trials)) < np.clip(base + effect, 0, 1)[:, None]
+            records += _arm(cid, b, wins)
+            scores.append((wins.mean(axis=1), without.mean(axis=1)))
+    return records, conditions, scores
+
+
+def _arm(condition: str, bundle: str | None, wins: np.ndarray) -> list[TrialRecord]:
+    return [
+        _record(condition, bundle, task, trial, bool(w))
+        for task, row in enumerate(wins)
+        for trial, w in enumerate(row)
+    ]
+
+
+def _timed(run: Callable[[], object], repeats: int) -> list[float]:
     times = []
-    for seed in range(repeats):
+    for _ in range(repeats):
         start = time.perf_counter()
-        cell_metrics(with_arm, without_arm, bootstrap=BOOTSTRAP, seed=seed, source=source)
+        run()
         times.append(time.perf_counter() - start)
     return times
 
 
+def _scipy_loop(
+    scores: list[tuple[np.ndarray, np.ndarray]], bootstrap: int
+) -> Callable[[], object] | None:
+    try:
+        from scipy import stats  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+
+    def gain(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
+        return np.mean(a - b, axis=axis)
+
+    def run() -> object:
+        rng = np.random.default_rng(0)
+        return [
+            stats.bootstrap(
+                (w, wo),
+                gain,
+                paired=True,
+                vectorized=True,
+                method="percentile",
+                n_resamples=bootstrap,
+                random_state=rng,
+            ).confidence_interval
+            for w, wo in scores
+        ]
+
+    return run
+
+
 def main() -> None:
-    """Print first-call, median and min wall time per configuration, in milliseconds."""
+    """Print the machine, both timings (first call, median, min) and their ratio."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=20, help="timed calls per configuration")
+    parser.add_argument("--cells", type=int, default=300, help="frozen cells in the matrix")
+    parser.add_argument("--tasks", type=int, default=100, help="tasks per cell (one family)")
+    parser.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap draws B")
+    parser.add_argument("--trials", type=int, default=3, help="trials per task and arm (k)")
+    parser.add_argument("--submissions", type=int, default=10, help="submissions per condition")
+    parser.add_argument("--repeats", type=int, default=3, help="timed calls of each")
     args = parser.parse_args()
-    print(f"cell_metrics, B = {BOOTSTRAP}, k = {TRIALS}, {args.repeats} repeats")
-    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}")
-    print(f"{'tasks':>5}  {'clusters':<18} {'first ms':>9} {'median ms':>10} {'min ms':>8}")
-    for n_tasks in (24, 100, 400):
-        for families, with_source in ((1, False), (4, False), (1, True)):
-            times = _time(n_tasks, families, with_source, args.repeats)
-            label = f"{families} famil{'y' if families == 1 else 'ies'}"
-            label += " + source" if with_source else ""
-            first, median = 1e3 * times[0], 1e3 * statistics.median(times)
-            print(
-                f"{n_tasks:>5}  {label:<18} {first:>9.1f} {median:>10.1f} {1e3 * min(times):>8.1f}"
-            )
+    records, conditions, scores = _release(args)
+    source = next(iter(conditions))
+
+    def matrix() -> object:
+        return build_matrix(
+            records, conditions=conditions, source_id=source, seed=1, bootstrap=args.bootstrap
+        )
+
+    cells = build_matrix(records, conditions=conditions, source_id=source, seed=1, bootstrap=100)
+    retained = sum(c.metrics.retention is not None for c in cells)
+    print(
+        f"{len(cells)} cells x {args.tasks} tasks x k = {args.trials}, B = {args.bootstrap}; "
+        f"{len(records)} trial records; {retained} cells report retention"
+    )
+    print(
+        f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, "
+        f"{len(os.sched_getaffinity(0))} cores usable of {os.cpu_count()}, "
+        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
+    ours = _timed(matrix, args.repeats)
+    _print("build_matrix (everything per cell)", ours)
+    loop = _scipy_loop(scores, args.bootstrap)
+    if loop is None:
+        print("scipy is not installed: pip install -e '.[bench]' to time the scipy loop")
+        return
+    theirs = _timed(loop, args.repeats)
+    _print("scipy.stats.bootstrap per cell (gain CI)", theirs)
+    ratio = statistics.median(theirs) / statistics.median(ours)
+    print(f"scipy loop / build_matrix (medians): {ratio:.1f}x")
+
+
+def _print(label: str, times: list[float]) -> None:
+    print(
+        f"{label:<42} first {times[0]:7.3f} s  median {statistics.median(times):7.3f} s  "
+        f"min {min(times):7.3f} s"
+    )
 
 
 if __name__ == "__main__":

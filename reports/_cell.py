@@ -47,7 +47,7 @@ from reports._stats import (
 )
 from reports._stats_arms import ArmOutcomes, ArmSummary, summarise_arm, task_families
 from reports._stats_bootstrap import ClusterLevel, Clusters, group_clusters, percentile_interval
-from reports._stats_shared import column_intervals, flip_patterns, resample_counts
+from reports._stats_shared import flip_patterns, resample_counts, row_intervals
 from reports._stats_student_t import SCORE_BOUNDS, cluster_t_interval
 from reports.errors import ReportError
 
@@ -64,7 +64,7 @@ BOOTSTRAP_MIN_TASKS = 20
 TOLERANCE = 1e-9
 """Slack of every threshold gate: a value must clear a threshold by more than this."""
 _BLOCK_COLUMNS = 384
-"""Columns (cells x quantities) of one draws x columns product held at once."""
+"""Quantities (cells x gain and scores) whose draws are held at once (30 MB at B = 10,000)."""
 
 
 class _Frozen(BaseModel):
@@ -220,21 +220,20 @@ class PairedArms:
 def pair_arms(with_arm: ArmOutcomes, without_arm: ArmOutcomes, what: str = "cell") -> PairedArms:
     """Pair two arms by task; raises ``ReportError`` when no task is valid in both."""
     family = task_families(with_arm, without_arm)
-    tasks = sorted(
-        t
-        for t in set(with_arm.tasks) & set(without_arm.tasks)
-        if with_arm.tasks[t].valid and without_arm.tasks[t].valid
-    )
-    if not tasks:
+    counts = {}  # task -> (successes, valid) with, (successes, valid) without
+    for t in with_arm.tasks.keys() & without_arm.tasks.keys():
+        x, y = with_arm.tasks[t], without_arm.tasks[t]
+        if x.valid and y.valid:
+            counts[t] = (x.successes, x.valid, y.successes, y.valid)
+    if not counts:
         raise ReportError(
             f"no task has a valid trial in both arms of the {what}",
             hint="re-run the missing or invalid trials before building the report",
         )
-    a = [with_arm.tasks[t] for t in tasks]
-    b = [without_arm.tasks[t] for t in tasks]
-    scale = math.lcm(*(x.valid for x in a), *(y.valid for y in b))
-    scaled_with = [x.successes * (scale // x.valid) for x in a]
-    scaled_without = [y.successes * (scale // y.valid) for y in b]
+    tasks = sorted(counts)
+    scale = math.lcm(*{n for c in counts.values() for n in (c[1], c[3])})
+    scaled_with = [counts[t][0] * (scale // counts[t][1]) for t in tasks]
+    scaled_without = [counts[t][2] * (scale // counts[t][3]) for t in tasks]
     wins = sum(x > y for x, y in zip(scaled_with, scaled_without, strict=True))
     losses = sum(x < y for x, y in zip(scaled_with, scaled_without, strict=True))
     rows = [
@@ -334,30 +333,45 @@ def _intervals(
         ]
         for start in range(0, len(columns), _BLOCK_COLUMNS):
             block = columns[start : start + _BLOCK_COLUMNS]
-            numerators = counts @ np.stack([cells[i].sums[row] for i, row in block], axis=1)
-            draws = numerators / _denominators(counts, [cells[i] for i, _ in block])
-            ends = column_intervals(draws, confidence)
-            for j, (i, row) in enumerate(block):
+            draws, where = _draws(counts, [(cells[i], row) for i, row in block])
+            ends = row_intervals(draws, confidence)
+            for (i, row), j in zip(block, where, strict=True):
                 if cells[i].method == "percentile_bootstrap":
                     bounds[i].append(Interval(lo=ends[j, 0], hi=ends[j, 1]))
                 if row == _DIFF and i in keep:
-                    kept[i] = draws[:, j].copy()
+                    kept[i] = draws[j].copy()
     return bounds, kept
 
 
-def _denominators(counts: np.ndarray, cells: Sequence[PairedArms]) -> np.ndarray:
-    """Scaled resampled task counts of each cell, one product per distinct column."""
-    distinct: dict[bytes, int] = {}
-    columns: list[np.ndarray] = []
-    order: list[int] = []
-    for c in cells:
-        column = c.sizes * c.scale
-        if column.tobytes() not in distinct:
-            distinct[column.tobytes()] = len(columns)
-            columns.append(column)
-        order.append(distinct[column.tobytes()])
-    products = counts @ np.stack(columns, axis=1)
-    return products[:, order]
+def _draws(
+    counts: np.ndarray, quantities: Sequence[tuple[PairedArms, int]]
+) -> tuple[np.ndarray, list[int]]:
+    """Bootstrap draws of each (cell, row) quantity under ``counts``: (counts @ scaled sums) /
+    (counts @ scaled sizes), one row per distinct quantity (cells of one condition share
+    their baseline's), and the row of each quantity."""
+    distinct: dict[tuple[bytes, bytes], int] = {}
+    numerators: list[np.ndarray] = []
+    denominators: list[np.ndarray] = []
+    where = []
+    for cell, row in quantities:
+        sizes = cell.sizes * cell.scale
+        key = (cell.sums[row].tobytes(), sizes.tobytes())
+        if key not in distinct:
+            distinct[key] = len(numerators)
+            numerators.append(cell.sums[row])
+            denominators.append(sizes)
+        where.append(distinct[key])
+    sizes_distinct: dict[bytes, int] = {}
+    size_columns: list[np.ndarray] = []
+    size_of = []
+    for sizes in denominators:
+        if sizes.tobytes() not in sizes_distinct:
+            sizes_distinct[sizes.tobytes()] = len(size_columns)
+            size_columns.append(sizes)
+        size_of.append(sizes_distinct[sizes.tobytes()])
+    resampled_sizes = np.stack(size_columns) @ counts.T
+    draws = (np.stack(numerators) @ counts.T) / resampled_sizes[size_of]
+    return draws, where
 
 
 def _retention(
@@ -434,13 +448,25 @@ def cells_metrics(
     keep |= {s for s in sources if s is not None}
     bounds, draws = _intervals(cells, keep, bootstrap=bootstrap, seed=seed, confidence=confidence)
     flips = _p_negative(cells, bootstrap=bootstrap, seed=seed)
+    summaries: dict[tuple[int, tuple[str, ...]], ArmSummary] = {}
+
+    def summary(arm: ArmOutcomes, tasks: list[str]) -> ArmSummary:
+        # Cells of one condition share their baseline arm and (mostly) its paired tasks.
+        key = (id(arm), tuple(tasks))
+        if key not in summaries:
+            summaries[key] = summarise_arm(arm, tasks)
+        return summaries[key]
+
     out = []
     for i, cell in enumerate(cells):
         s = sources[i]
         retention: Retention | str = "no source cell given"
         if s is not None:
             retention = _retention(cell, cells[s], draws[i], draws[s], bounds[s][0], confidence)
-        out.append(_metrics(cell, bounds[i], flips[i], retention, bootstrap, seed, confidence))
+        arms = (summary(cell.with_arm, cell.tasks), summary(cell.without_arm, cell.tasks))
+        out.append(
+            _metrics(cell, bounds[i], flips[i], retention, arms, bootstrap, seed, confidence)
+        )
     return out
 
 
@@ -449,6 +475,7 @@ def _metrics(
     bounds: list[Interval],
     flip: tuple[float, FlipMethod],
     retention: Retention | str,
+    arms: tuple[ArmSummary, ArmSummary],
     bootstrap: int,
     seed: int,
     confidence: float,
@@ -484,8 +511,8 @@ def _metrics(
         ceiling=ceiling,
         floor=score_with <= TOLERANCE and score_without <= TOLERANCE,
         provisional=n_tasks < PROVISIONAL_BELOW,
-        with_arm=summarise_arm(cell.with_arm, cell.tasks),
-        without_arm=summarise_arm(cell.without_arm, cell.tasks),
+        with_arm=arms[0],
+        without_arm=arms[1],
     )
 
 

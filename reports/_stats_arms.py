@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -53,7 +53,7 @@ class ArmOutcomes(_Frozen):
 
         Raises ``ReportError`` on an unknown outcome or a task given two clusters.
         """
-        outcomes: dict[str, list[str]] = {}
+        outcomes: dict[str, list[Outcome]] = {}
         clusters: dict[str, str] = {}
         for task, cluster, outcome in trials:
             if outcome not in OUTCOMES:
@@ -66,12 +66,14 @@ class ArmOutcomes(_Frozen):
                     f"task {task!r} is given clusters {clusters[task]!r} and {cluster!r}",
                     hint="a task belongs to exactly one family; fix the trial records",
                 )
-            outcomes.setdefault(task, []).append(outcome)
+            outcomes.setdefault(task, []).append(cast(Outcome, outcome))
+        # Every field was checked above: construct without validating again (arms of a
+        # release hold hundreds of thousands of trials).
         tasks = {
-            t: TaskTrials.model_validate({"cluster": clusters[t], "outcomes": o})
+            t: TaskTrials.model_construct(cluster=clusters[t], outcomes=tuple(o))
             for t, o in outcomes.items()
         }
-        return cls(tasks=tasks)
+        return cls.model_construct(tasks=tasks)
 
 
 class ArmSummary(_Frozen):

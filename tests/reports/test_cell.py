@@ -10,8 +10,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reports._cell import CellMetrics, apply_fdr, cell_metrics
+from benchmark import stable_int
+from reports._cell import (
+    TOLERANCE,
+    CellMetrics,
+    GainDifference,
+    Interval,
+    LeaveOneOut,
+    Retention,
+    _retention,
+    apply_fdr,
+    cell_metrics,
+    cells_metrics,
+    pair_arms,
+)
 from reports._stats_arms import ArmOutcomes
+from reports._stats_bootstrap import percentile_interval
+from reports._stats_shared import resample_counts
 from reports._stats_student_t import student_t_quantile
 from reports.errors import ReportError
 
@@ -307,3 +322,194 @@ def test_bad_input_is_a_report_error() -> None:
         cell_metrics(_arm(WITH), _arm(WITHOUT), seed=0, confidence=1.5)
     with pytest.raises(ReportError, match="cluster"):
         cell_metrics(_arm(WITH, "f"), _arm(WITHOUT, "g"), seed=0)
+
+
+def _one_trial(diffs: list[int], prefix: str = "t") -> tuple[ArmOutcomes, ArmOutcomes]:
+    """One-trial tasks of one family: difference +1 (win), -1 (loss) or 0 (both fail)."""
+    w = {f"{prefix}{i}": ["success" if d > 0 else "failure"] for i, d in enumerate(diffs)}
+    wo = {f"{prefix}{i}": ["success" if d < 0 else "failure"] for i, d in enumerate(diffs)}
+    return _arm(w), _arm(wo)
+
+
+# 20 tasks, 6 wins and 1 loss: the percentile lower bound of the gain is 0 for about two
+# draws in three and 0.05 otherwise, so redrawing the source interval per target disagrees
+# with the published one.
+BORDERLINE = [1] * 6 + [-1] + [0] * 13
+
+
+def _matrix_with_13_targets(seed: int) -> list[CellMetrics]:
+    rng = np.random.default_rng(11)
+    cells = [pair_arms(*_one_trial(BORDERLINE, "s"))]
+    for n in range(13):
+        p = rng.uniform(0.2, 0.5, 25)
+        target = (
+            _simulated(rng, p + 0.3, 3, prefix=f"x{n}-"),
+            _simulated(rng, p, 3, prefix=f"x{n}-"),
+        )
+        cells.append(pair_arms(*target))
+    return cells_metrics(cells, [None] + [0] * 13, bootstrap=1000, seed=seed)
+
+
+def test_the_gate_is_the_published_source_interval_for_every_target() -> None:
+    source = _one_trial(BORDERLINE, "s")
+    lows = [cell_metrics(*source, bootstrap=1000, seed=s).gain_ci.lo for s in range(12)]
+    assert 0.0 in lows and any(lo > TOLERANCE for lo in lows), "not a borderline source"
+    withheld = next(s for s, lo in enumerate(lows) if lo <= TOLERANCE)
+    source_cell, *targets = _matrix_with_13_targets(withheld)
+    assert source_cell.gain_ci.lo == 0.0
+    for t in targets:
+        # Targets run other task instances (independent draws) and still take the published
+        # interval: none reports retention, and each names that interval.
+        assert t.retention is None
+        assert t.retention_reason == (
+            f"source gain 0.250 has interval [0.000, {source_cell.gain_ci.hi:.3f}], not above 0"
+        )
+    reported = next(s for s, lo in enumerate(lows) if lo > TOLERANCE)
+    source_cell, *targets = _matrix_with_13_targets(reported)
+    assert source_cell.gain_ci.lo > TOLERANCE
+    for t in targets:
+        assert t.retention is not None and not t.retention.shared_draws
+        assert t.retention.source_gain_ci == source_cell.gain_ci
+        assert t.retention.value == t.gain / source_cell.gain
+
+
+def test_a_tiny_positive_source_bound_is_not_above_zero() -> None:
+    cell = pair_arms(*_one_trial([1, 0, 1]))
+    draws = np.full(100, 0.5)
+    for lo in (2e-18, 0.0, -1e-12, TOLERANCE):
+        reason = _retention(cell, cell, draws, draws, Interval(lo=lo, hi=0.9), 0.95)
+        assert isinstance(reason, str) and "not above 0" in reason
+    kept = _retention(cell, cell, draws, draws, Interval(lo=2 * TOLERANCE, hi=0.9), 0.95)
+    assert isinstance(kept, Retention) and kept.value == 1.0
+    for ci in (Interval(lo=2e-18, hi=0.2), Interval(lo=-0.2, hi=-2e-18)):
+        tiny = GainDifference(value=0.1, ci=ci, interval_method="cluster_t", n_tasks=5)
+        assert not tiny.excludes_zero
+    clear = Interval(lo=-0.2, hi=-2 * TOLERANCE)
+    assert GainDifference(
+        value=-0.1, ci=clear, interval_method="cluster_t", n_tasks=5
+    ).excludes_zero
+
+
+def test_shared_task_ids_give_a_joint_bootstrap_over_the_same_resamples() -> None:
+    rng = np.random.default_rng(8)
+    p = rng.uniform(0.2, 0.5, 30)
+    target = (_simulated(rng, p + 0.2, 3), _simulated(rng, p, 3))
+    source = (_simulated(rng, p + 0.4, 3), _simulated(rng, p, 3))
+    m = cell_metrics(*target, bootstrap=2000, seed=5, source=source)
+    assert m.retention is not None and m.retention.shared_draws
+    # Reference: the counts matrix of these 30 task ids, applied to both cells' differences.
+    ids = tuple(sorted(target[0].tasks))
+    counts = resample_counts(5, "task", ids, 2000)
+    t, s = pair_arms(*target), pair_arms(*source)
+    ratio = (counts @ t.sums[0]) / (counts @ s.sums[0])
+    assert (m.retention.ci.lo, m.retention.ci.hi) == pytest.approx(percentile_interval(ratio, 0.95))
+    # The source's interval is its own published one, from the same counts.
+    src = cell_metrics(*source, bootstrap=2000, seed=5)
+    assert m.retention.source_gain_ci == src.gain_ci
+    own = (counts @ s.sums[0]) / (30 * s.scale)
+    assert (src.gain_ci.lo, src.gain_ci.hi) == pytest.approx(percentile_interval(own, 0.95))
+
+
+def test_a_target_of_other_families_is_resampled_independently() -> None:
+    rng = np.random.default_rng(9)
+    p = rng.uniform(0.2, 0.5, 30)
+    source = (_simulated(rng, p + 0.4, 3), _simulated(rng, p, 3))
+    other = (_simulated(rng, p + 0.3, 3, "g", "u"), _simulated(rng, p, 3, "g", "u"))
+    m = cell_metrics(*other, bootstrap=2000, seed=5, source=source)
+    assert m.retention is not None and not m.retention.shared_draws
+    own = resample_counts(5, "task", tuple(sorted(other[0].tasks)), 2000)
+    src = resample_counts(5, "task", tuple(sorted(source[0].tasks)), 2000)
+    o, s = pair_arms(*other), pair_arms(*source)
+    ratio = (own @ o.sums[0]) / (src @ s.sums[0])
+    assert (m.retention.ci.lo, m.retention.ci.hi) == pytest.approx(percentile_interval(ratio, 0.95))
+
+
+def _reference(
+    with_arm: ArmOutcomes, without_arm: ArmOutcomes, seed: int, draws: int
+) -> dict[str, object]:
+    """Gain, arm scores and their percentile intervals, and the Monte Carlo p, computed the
+    straightforward way: one resample (or sign pattern) at a time over the per-task scores."""
+    tasks = sorted(set(with_arm.tasks) & set(without_arm.tasks))
+    sw = np.array([with_arm.tasks[t].successes / with_arm.tasks[t].valid for t in tasks])
+    swo = np.array([without_arm.tasks[t].successes / without_arm.tasks[t].valid for t in tasks])
+    d = sw - swo
+    rng = np.random.default_rng([seed, stable_int("bootstrap", "task", *tasks)])
+    picks = rng.integers(0, len(tasks), size=(draws, len(tasks)))
+    gains, withs, withouts = (np.array([x[row].mean() for row in picks]) for x in (d, sw, swo))
+    flips = np.random.default_rng([seed, stable_int("flip", "task", *tasks)])
+    flags = flips.integers(0, 2, size=(draws, len(tasks)))
+    hits = sum(float(np.sum(np.where(f == 1, -d, d))) <= d.sum() + 1e-9 for f in flags)
+    return {
+        "gain": d.mean(),
+        "gain_ci": percentile_interval(gains, 0.95),
+        "score_with_ci": percentile_interval(withs, 0.95),
+        "score_without_ci": percentile_interval(withouts, 0.95),
+        "p": (1 + hits) / (draws + 1),
+    }
+
+
+def test_the_fast_path_matches_a_straightforward_reference() -> None:
+    rng = np.random.default_rng(12)
+    arms = []
+    for n in range(4):
+        p = rng.uniform(0.1, 0.8, 40)
+        arms.append((_simulated(rng, p + 0.1 * (n - 1), 3), _simulated(rng, p, 3)))
+    # Every cell in one call (shared counts and sign patterns) and each against the reference.
+    cells = cells_metrics([pair_arms(*a) for a in arms], [None] * 4, bootstrap=1000, seed=3)
+    for m, a in zip(cells, arms, strict=True):
+        ref = _reference(*a, seed=3, draws=1000)
+        assert m.p_negative_method == "monte_carlo"
+        assert m.gain == pytest.approx(ref["gain"], abs=1e-12)
+        for field in ("gain_ci", "score_with_ci", "score_without_ci"):
+            got = getattr(m, field)
+            assert (got.lo, got.hi) == pytest.approx(ref[field], abs=1e-12), field
+        assert m.p_negative == pytest.approx(ref["p"])
+
+
+def test_a_cell_does_not_depend_on_the_cells_computed_beside_it() -> None:
+    rng = np.random.default_rng(13)
+    p = rng.uniform(0.2, 0.7, 30)
+    arms = [(_simulated(rng, p + e, 3), _simulated(rng, p, 3)) for e in (0.2, 0.0, -0.1)]
+    alone = cell_metrics(*arms[0], bootstrap=1000, seed=4)
+    together = cells_metrics([pair_arms(*a) for a in arms], [None] * 3, bootstrap=1000, seed=4)
+    assert together[0] == alone
+    assert together[1] != alone
+
+
+def test_leave_one_out_on_a_hand_computed_cell() -> None:
+    # Two families: f1 tasks with differences (1, 0, 1), f2 tasks (-1, 0): gain 1/5.
+    family = {"a": "f1", "b": "f1", "c": "f1", "d": "f2", "e": "f2"}
+    w = {"a": ["success"], "b": ["failure"], "c": ["success"], "d": ["failure"], "e": ["failure"]}
+    wo = {"a": ["failure"], "b": ["failure"], "c": ["failure"], "d": ["success"], "e": ["failure"]}
+    m = cell_metrics(_arm(w, family), _arm(wo, family), bootstrap=200, seed=0)
+    # Leave out f1: -1/2 over d, e; leave out f2: 2/3 over a, b, c.
+    assert m.gain == pytest.approx(0.2)
+    assert (m.loo.unit, m.loo.sign_stable) == ("family", False)
+    assert (m.loo.min_gain, m.loo.max_gain) == pytest.approx((-0.5, 2 / 3))
+    one = cell_metrics(_arm(w), _arm(wo), bootstrap=200, seed=0)
+    # One family: tasks are left out one at a time; leaving out d gives 2/4.
+    assert one.loo.unit == "task"
+    assert (one.loo.min_gain, one.loo.max_gain) == pytest.approx((0.0, 0.5))
+    assert not one.loo.sign_stable
+    stable = {t: ["success"] for t in "abcd"}
+    m = cell_metrics(_arm(stable), _arm({t: ["failure"] for t in "abcd"}), bootstrap=200, seed=0)
+    assert m.loo == LeaveOneOut(unit="task", min_gain=1.0, max_gain=1.0, sign_stable=True)
+    single = cell_metrics(_arm({"a": ["success"]}), _arm({"a": ["failure"]}), bootstrap=200, seed=0)
+    assert single.loo == LeaveOneOut(unit="task", min_gain=1.0, max_gain=1.0, sign_stable=False)
+
+
+def test_arm_score_intervals_follow_the_gain_s_method() -> None:
+    m = cell_metrics(_arm(WITH), _arm(WITHOUT), bootstrap=1000, seed=0)
+    # Three tasks, t-interval over the with-arm task scores (2/3, 1, 0), clipped to [0, 1].
+    half = student_t_quantile(0.95, 2) * np.std([2 / 3, 1, 0], ddof=1) / math.sqrt(3)
+    assert (m.score_with_ci.lo, m.score_with_ci.hi) == pytest.approx((0.0, min(1.0, 5 / 9 + half)))
+    assert m.score_without_ci.lo == 0.0
+    rng = np.random.default_rng(14)
+    p = rng.uniform(0.3, 0.6, 30)
+    big = cell_metrics(_simulated(rng, p + 0.2, 3), _simulated(rng, p, 3), bootstrap=1000, seed=0)
+    assert big.interval_method == "percentile_bootstrap"
+    for ci, score in (
+        (big.score_with_ci, big.score_with),
+        (big.score_without_ci, big.score_without),
+    ):
+        assert 0.0 <= ci.lo < score < ci.hi <= 1.0
