@@ -117,7 +117,7 @@ def _scipy_loop(
     scores: list[tuple[np.ndarray, np.ndarray]], bootstrap: int
 ) -> Callable[[], object] | None:
     try:
-        from scipy import stats  # type: ignore[import-untyped]
+        from scipy import stats
     except ImportError:
         return None
 

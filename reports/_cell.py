@@ -211,10 +211,15 @@ class PairedArms:
 
     @property
     def method(self) -> IntervalMethod:
-        """The percentile bootstrap for one family of at least 20 tasks, else the t-interval."""
-        if self.level == "task" and len(self.ids) >= BOOTSTRAP_MIN_TASKS:
-            return "percentile_bootstrap"
-        return "cluster_t"
+        """How this cell's intervals are computed (``interval_method``)."""
+        return interval_method(self.level, len(self.ids))
+
+
+def interval_method(level: ClusterLevel, n_clusters: int) -> IntervalMethod:
+    """The percentile bootstrap for one family of at least 20 tasks, else the t-interval."""
+    if level == "task" and n_clusters >= BOOTSTRAP_MIN_TASKS:
+        return "percentile_bootstrap"
+    return "cluster_t"
 
 
 def pair_arms(with_arm: ArmOutcomes, without_arm: ArmOutcomes, what: str = "cell") -> PairedArms:
