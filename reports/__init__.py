@@ -19,6 +19,7 @@ from reports._cell import (
     cell_metrics,
     gain_difference,
 )
+from reports._compare import CellMove, RankChange, ReleaseComparison, compare_releases
 from reports._export import EXPORT_FORMATS, export_release
 from reports._flags import Flag, cell_flags
 from reports._html import REPORT_FILE, HtmlReport, write_html_report
@@ -35,6 +36,7 @@ from reports._release import (
     build_release,
 )
 from reports._render import condition_label, render_release, submission_table
+from reports._render_compare import render_comparison
 from reports._stats import benjamini_hochberg, binomial_sign_test, pass_hat_k, sign_flip_pvalue
 from reports._stats_arms import OUTCOMES, ArmOutcomes, ArmSummary, TaskTrials
 from reports._verify import VerifiedRelease, read_release, verify_release
@@ -53,6 +55,7 @@ __all__ = [
     "ArtifactChange",
     "Cell",
     "CellMetrics",
+    "CellMove",
     "FileRef",
     "Flag",
     "GainDifference",
@@ -62,6 +65,8 @@ __all__ = [
     "LeakVerdict",
     "LeaveOneOut",
     "LoadedRelease",
+    "RankChange",
+    "ReleaseComparison",
     "ReleaseStatement",
     "ReleasedAdaptation",
     "ReleasedCondition",
@@ -79,12 +84,14 @@ __all__ = [
     "build_release",
     "cell_flags",
     "cell_metrics",
+    "compare_releases",
     "condition_label",
     "export_release",
     "gain_difference",
     "load_release",
     "pass_hat_k",
     "read_release",
+    "render_comparison",
     "render_release",
     "sign_flip_pvalue",
     "submission_table",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from drift import capped_bytes
+from reports._cell import Interval
 from reports._flags import cell_flags
 from reports._matrix import Cell
 from reports._release import RELEASE_FILE, ReleasedCondition, ReleaseStatement
@@ -81,23 +82,23 @@ OPTIONAL_COLUMNS: dict[str, str] = {
     **dict.fromkeys(
         [
             f"{name}_{end}"
-            for name in ("score_with", "score_without", "retention", "source_gain", "difference")
+            for name in ("retention", "source_gain", "difference")
             for end in ("lo", "hi")
         ]
-        + ["retention", "source_gain", "loo_min_gain", "loo_max_gain", "frozen_gain"]
+        + ["retention", "source_gain", "frozen_gain"]
         + ["difference", "cost_to_restore"],
         _FLOAT,
     ),
     **dict.fromkeys(["difference_tasks", "cost_calls", "cost_tokens", "cost_ms"], _INT),
     "cost_human_minutes": _INT,
-    **dict.fromkeys(["loo_sign_stable", "reused", "leak_flagged", "negative_transfer"], _BOOL),
-    **dict.fromkeys(["varied", "retention_reason", "loo_unit", "adapted_hash", "procedure"], _STR),
+    **dict.fromkeys(["reused", "leak_flagged", "negative_transfer"], _BOOL),
+    **dict.fromkeys(["varied", "retention_reason", "adapted_hash", "procedure"], _STR),
     **dict.fromkeys(["critical_operators", "safe_stop", "invalid", "verifier_reasons"], _STR),
     **dict.fromkeys(["condition", "condition_content_id", "role", "submission"], _STR),
     "bundle_hash": _STR,
 }
-"""Columns that may be empty in a whole table (a release without adapted cells, a v2 cell,
-no invalid trial), by dtype, so every release's tables have the same column types."""
+"""Columns that may be empty in a whole table (a release without adapted cells or
+retention, no invalid trial), by dtype, so every release's tables have the same column types."""
 
 
 def _frame(pd: ModuleType, rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -147,7 +148,7 @@ def _arm(prefix: str, arm: ArmSummary, k: int) -> dict[str, Any]:
     }
 
 
-def _bounds(name: str, interval: Any) -> dict[str, float | None]:
+def _bounds(name: str, interval: Interval | None) -> dict[str, float | None]:
     """``name_lo`` and ``name_hi`` of an Interval, or None for an absent one."""
     return {
         f"{name}_lo": None if interval is None else interval.lo,
@@ -158,8 +159,6 @@ def _bounds(name: str, interval: Any) -> dict[str, float | None]:
 def _metrics(cell: Cell) -> dict[str, Any]:
     m = cell.metrics
     ret = m.retention
-    # score intervals and leave-one-out sensitivity come with CellMetrics v3; None before
-    loo = getattr(m, "loo", None)
     k = min(len(m.with_arm.pass_hat_k), len(m.without_arm.pass_hat_k))
     return {
         "n_tasks": m.n_tasks,
@@ -169,9 +168,9 @@ def _metrics(cell: Cell) -> dict[str, Any]:
         "cluster_level": m.cluster_level,
         "n_clusters": m.n_clusters,
         "score_with": m.score_with,
-        **_bounds("score_with", getattr(m, "score_with_ci", None)),
+        **_bounds("score_with", m.score_with_ci),
         "score_without": m.score_without,
-        **_bounds("score_without", getattr(m, "score_without_ci", None)),
+        **_bounds("score_without", m.score_without_ci),
         "gain": m.gain,
         **_bounds("gain", m.gain_ci),
         "interval_method": m.interval_method,
@@ -189,10 +188,10 @@ def _metrics(cell: Cell) -> dict[str, Any]:
         "retention_reason": m.retention_reason,
         "source_gain": None if ret is None else ret.source_gain,
         **_bounds("source_gain", None if ret is None else ret.source_gain_ci),
-        "loo_unit": None if loo is None else loo.unit,
-        "loo_min_gain": None if loo is None else loo.min_gain,
-        "loo_max_gain": None if loo is None else loo.max_gain,
-        "loo_sign_stable": None if loo is None else loo.sign_stable,
+        "loo_unit": m.loo.unit,
+        "loo_min_gain": m.loo.min_gain,
+        "loo_max_gain": m.loo.max_gain,
+        "loo_sign_stable": m.loo.sign_stable,
         "obsolete": m.obsolete,
         "ceiling": m.ceiling,
         "floor": m.floor,

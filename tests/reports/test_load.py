@@ -95,6 +95,11 @@ def test_one_row_per_cell_with_its_numbers_and_labels(loaded: LoadedRelease, pub
             m.p_negative,
         )
         assert row["negative_transfer"] == m.negative_transfer
+        assert (row["score_with_lo"], row["score_without_hi"]) == (
+            m.score_with_ci.lo,
+            m.score_without_ci.hi,
+        )
+        assert (row["loo_min_gain"], row["loo_sign_stable"]) == (m.loo.min_gain, m.loo.sign_stable)
         assert row["with_critical"] == m.with_arm.critical
         assert row["without_safe_stop"] == m.without_arm.safe_stop
         assert row["n_tasks"] == m.n_tasks and row["invalid_trials"] == cell.invalid_trials

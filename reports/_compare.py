@@ -1,0 +1,238 @@
+"""Two releases side by side: cells matched by content, how far each moved, changes of rank.
+
+Cells match on phase, submission (name@version) and the condition's content: target ids are
+keyed per cycle, so the same condition has another id in every cycle, but the same canonical
+JSON (``Condition.id`` of it is the ``content`` below).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from statistics import fmean
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from reports._cell import Interval
+from reports._matrix import Cell
+from reports._release import RELEASE_FILE, ReleaseStatement
+from reports._render import condition_label
+from reports._verify import read_release
+
+TOLERANCE = 1e-9
+"""Gains closer than this are equal (means of small-integer ratios computed in floats)."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ComparedRelease(_Frozen):
+    """One of the two releases compared."""
+
+    path: Path = Field(description="Its release.json.")
+    cycle: str = Field(description="Cycle id.")
+    created_at: str = Field(description="When it was built (RFC 3339).")
+    cells: int = Field(description="Cells in its matrix.")
+
+
+class CellRef(_Frozen):
+    """A cell, named so that it can be found in either release."""
+
+    phase: str = Field(description="'frozen' or 'adapted'.")
+    submission: str = Field(description="name@version of the submission.")
+    condition: str = Field(description="Condition label (what differs from the source).")
+    content: str = Field(
+        description="Public id of the condition's canonical JSON: the same in every cycle."
+    )
+
+
+class SideGain(_Frozen):
+    """A cell's gain in one release."""
+
+    condition_id: str = Field(description="The condition's id in that release.")
+    bundle_hash: str = Field(description="Bundle hash of the submission in that release.")
+    gain: float = Field(description="Gain (score with - score without).")
+    ci: Interval = Field(description="The gain's interval.")
+    negative_transfer: bool | None = Field(description="Negative transfer decided by BH.")
+
+
+class CellMove(_Frozen):
+    """A cell present in both releases, and how its gain moved from A to B."""
+
+    cell: CellRef = Field(description="Which cell.")
+    a: SideGain = Field(description="Its gain in release A.")
+    b: SideGain = Field(description="Its gain in release B.")
+    delta: float = Field(description="Gain in B - gain in A.")
+    disjoint: bool = Field(description="The two gain intervals do not overlap.")
+    bundle_changed: bool = Field(description="The submission's bundle hash differs (an edit).")
+
+
+class RankChange(_Frozen):
+    """A submission's rank in one phase of each release."""
+
+    phase: str = Field(description="'frozen' or 'adapted'.")
+    submission: str = Field(description="name@version.")
+    rank_a: int = Field(description="Rank in A (1 = highest mean gain; ties share a rank).")
+    rank_b: int = Field(description="Rank in B.")
+    mean_gain_a: float = Field(description="Mean gain over the shared target cells in A.")
+    mean_gain_b: float = Field(description="Mean gain over the same cells in B.")
+    targets: int = Field(description="Target conditions the means are over.")
+
+
+class ReleaseComparison(_Frozen):
+    """Release B against release A."""
+
+    a: ComparedRelease = Field(description="Release A.")
+    b: ComparedRelease = Field(description="Release B.")
+    moves: tuple[CellMove, ...] = Field(
+        description="Every cell in both releases, largest |delta| first."
+    )
+    only_a: tuple[CellRef, ...] = Field(description="Cells only release A has.")
+    only_b: tuple[CellRef, ...] = Field(description="Cells only release B has.")
+    ranks: tuple[RankChange, ...] = Field(
+        description="Per phase, every submission in both releases, by its rank in B; ranked by "
+        "mean gain over the target conditions of that phase both releases have cells for."
+    )
+
+    @property
+    def moved(self) -> tuple[CellMove, ...]:
+        """The cells whose gain changed."""
+        return tuple(m for m in self.moves if abs(m.delta) > TOLERANCE)
+
+
+_Key = tuple[str, str, str]
+"""phase, submission, condition content."""
+
+
+def _cells(r: ReleaseStatement) -> dict[_Key, list[tuple[CellRef, Cell]]]:
+    source = r.conditions[0].condition
+    by_id = {c.id: c for c in r.conditions}
+    out: dict[_Key, list[tuple[CellRef, Cell]]] = defaultdict(list)
+    for cell in r.cells:
+        c = by_id[cell.condition_id]
+        ref = CellRef(
+            phase=cell.phase,
+            submission=cell.submission,
+            condition=condition_label(c, source),
+            content=c.condition.id,
+        )
+        out[(cell.phase, cell.submission, ref.content)].append((ref, cell))
+    return out
+
+
+def _side(cell: Cell) -> SideGain:
+    m = cell.metrics
+    return SideGain(
+        condition_id=cell.condition_id,
+        bundle_hash=cell.bundle_hash,
+        gain=m.gain,
+        ci=m.gain_ci,
+        negative_transfer=m.negative_transfer,
+    )
+
+
+def _move(ref: CellRef, a: Cell, b: Cell) -> CellMove:
+    ia, ib = a.metrics.gain_ci, b.metrics.gain_ci
+    return CellMove(
+        cell=ref,
+        a=_side(a),
+        b=_side(b),
+        delta=b.metrics.gain - a.metrics.gain,
+        disjoint=ia.hi < ib.lo - TOLERANCE or ib.hi < ia.lo - TOLERANCE,
+        bundle_changed=a.bundle_hash != b.bundle_hash,
+    )
+
+
+def _pairs(
+    a: list[tuple[CellRef, Cell]], b: list[tuple[CellRef, Cell]]
+) -> tuple[list[CellMove], list[CellRef], list[CellRef]]:
+    """Match one key's cells: one each, whatever their bundles; else by equal bundle hash."""
+    if len(a) == 1 and len(b) == 1:
+        return [_move(a[0][0], a[0][1], b[0][1])], [], []
+    b_by_hash = {cell.bundle_hash: (ref, cell) for ref, cell in b}
+    moves = [
+        _move(ref, cell, b_by_hash[cell.bundle_hash][1])
+        for ref, cell in a
+        if cell.bundle_hash in b_by_hash
+    ]
+    a_hashes = {cell.bundle_hash for _, cell in a}
+    only_a = [ref for ref, cell in a if cell.bundle_hash not in b_by_hash]
+    only_b = [ref for ref, cell in b if cell.bundle_hash not in a_hashes]
+    return moves, only_a, only_b
+
+
+def _ranks(gains: dict[str, list[float]]) -> dict[str, int]:
+    """Competition ranks (1 2 2 4) of submissions by mean gain, highest first."""
+    means = {s: fmean(g) for s, g in gains.items()}
+    return {s: 1 + sum(other > m + TOLERANCE for other in means.values()) for s, m in means.items()}
+
+
+def _rank_changes(moves: list[CellMove], targets: set[str]) -> list[RankChange]:
+    """Ranks per phase over the target conditions every compared submission has in both."""
+    out = []
+    for phase in ("frozen", "adapted"):
+        cells = [m for m in moves if m.cell.phase == phase and m.cell.content in targets]
+        per_submission: dict[str, set[str]] = defaultdict(set)
+        for m in cells:
+            per_submission[m.cell.submission].add(m.cell.content)
+        shared = set.intersection(*per_submission.values()) if per_submission else set()
+        ga: dict[str, list[float]] = defaultdict(list)
+        gb: dict[str, list[float]] = defaultdict(list)
+        for m in cells:
+            if m.cell.content in shared:
+                ga[m.cell.submission].append(m.a.gain)
+                gb[m.cell.submission].append(m.b.gain)
+        ra, rb = _ranks(ga), _ranks(gb)
+        out += sorted(
+            (
+                RankChange(
+                    phase=phase,
+                    submission=s,
+                    rank_a=ra[s],
+                    rank_b=rb[s],
+                    mean_gain_a=fmean(ga[s]),
+                    mean_gain_b=fmean(gb[s]),
+                    targets=len(shared),
+                )
+                for s in ga
+            ),
+            key=lambda r: (r.rank_b, r.submission),
+        )
+    return out
+
+
+def compare_releases(a_path: Path, b_path: Path) -> ReleaseComparison:
+    """Compare release B with release A (each a release.json or its directory); reads both,
+    verifies neither."""
+    sa, sb = read_release(a_path), read_release(b_path)
+    ra, rb = sa.release, sb.release
+    ca, cb = _cells(ra), _cells(rb)
+    moves: list[CellMove] = []
+    only_a: list[CellRef] = []
+    only_b: list[CellRef] = []
+    for key in sorted(ca.keys() | cb.keys()):
+        m, oa, ob = _pairs(ca.get(key, []), cb.get(key, []))
+        moves += m
+        only_a += oa
+        only_b += ob
+    targets = set.intersection(
+        *({c.condition.id for c in r.conditions if c.role == "target"} for r in (ra, rb))
+    )
+    return ReleaseComparison(
+        a=_compared(a_path, ra),
+        b=_compared(b_path, rb),
+        moves=tuple(sorted(moves, key=lambda m: -abs(m.delta))),
+        only_a=tuple(only_a),
+        only_b=tuple(only_b),
+        ranks=tuple(_rank_changes(moves, targets)),
+    )
+
+
+def _compared(path: Path, r: ReleaseStatement) -> ComparedRelease:
+    return ComparedRelease(
+        path=path / RELEASE_FILE if path.is_dir() else path,
+        cycle=r.cycle,
+        created_at=r.created_at,
+        cells=len(r.cells),
+    )

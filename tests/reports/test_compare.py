@@ -1,0 +1,195 @@
+"""Comparing two releases: cells matched by condition content across cycles, moves, ranks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from reports import (
+    RELEASE_FILE,
+    ReleaseComparison,
+    ReportError,
+    compare_releases,
+    read_release,
+    render_comparison,
+)
+from tests.reports.test_load import small_release
+
+Json = dict[str, Any]
+Key = tuple[str, str, str]
+
+
+@pytest.fixture(scope="module")
+def releases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Two small releases of two cycles with different seeds: prompt-recipe and typed-skill
+    in A, typed-skill and retrieved-trajectories in B."""
+    root = tmp_path_factory.mktemp("compare")
+    a = small_release(root / "a", cycle_id="cmp-a", submissions=("prompt-recipe", "typed-skill"))
+    b = small_release(
+        root / "b",
+        cycle_id="cmp-b",
+        submissions=("typed-skill", "retrieved-trajectories"),
+        seed=7,
+    )
+    return a, b
+
+
+def _by_content(pub: Path) -> dict[Key, Json]:
+    """Each cell of a release by (phase, submission, canonical JSON of its condition)."""
+    r = read_release(pub).release
+    canonical = {c.id: c.condition.canonical().decode() for c in r.conditions}
+    return {
+        (c.phase, c.submission, canonical[c.condition_id]): c.model_dump(mode="json")
+        for c in r.cells
+    }
+
+
+def _key(content_ids: dict[str, str], m: Any) -> Key:
+    return (m.cell.phase, m.cell.submission, content_ids[m.cell.content])
+
+
+def _content_ids(*pubs: Path) -> dict[str, str]:
+    """Canonical JSON by public content id, over the conditions of ``pubs``."""
+    return {
+        c.condition.id: c.condition.canonical().decode()
+        for pub in pubs
+        for c in read_release(pub).release.conditions
+    }
+
+
+def test_cells_match_on_condition_content_across_cycles(releases: tuple[Path, Path]) -> None:
+    a, b = releases
+    cells_a, cells_b = _by_content(a), _by_content(b)
+    c = compare_releases(a, b)
+    ids = _content_ids(a, b)
+    matched = {_key(ids, m) for m in c.moves}
+    assert matched == cells_a.keys() & cells_b.keys()
+    assert {m.cell.submission for m in c.moves} == {"typed-skill@1"}
+    assert {(r.phase, r.submission, ids[r.content]) for r in c.only_a} == (
+        cells_a.keys() - cells_b.keys()
+    )
+    assert {r.submission for r in c.only_a} == {"prompt-recipe@1"}
+    assert {r.submission for r in c.only_b} == {"retrieved-trajectories@1"}
+    targets = [m for m in c.moves if m.cell.condition != "source"]
+    assert targets and all(m.a.condition_id != m.b.condition_id for m in targets)
+    assert not any(m.bundle_changed for m in c.moves)
+
+
+def test_each_move_is_gain_b_minus_gain_a_with_both_intervals(
+    releases: tuple[Path, Path],
+) -> None:
+    a, b = releases
+    cells_a, cells_b = _by_content(a), _by_content(b)
+    c = compare_releases(a, b)
+    ids = _content_ids(a, b)
+    for m in c.moves:
+        ma, mb = cells_a[_key(ids, m)]["metrics"], cells_b[_key(ids, m)]["metrics"]
+        assert (m.a.gain, m.b.gain, m.delta) == (ma["gain"], mb["gain"], mb["gain"] - ma["gain"])
+        assert (m.a.ci.lo, m.b.ci.hi) == (ma["gain_ci"]["lo"], mb["gain_ci"]["hi"])
+        apart = (
+            ma["gain_ci"]["hi"] < mb["gain_ci"]["lo"] or mb["gain_ci"]["hi"] < ma["gain_ci"]["lo"]
+        )
+        assert m.disjoint == apart
+    assert [abs(m.delta) for m in c.moves] == sorted((abs(m.delta) for m in c.moves), reverse=True)
+    assert c.moved == tuple(m for m in c.moves if m.delta != 0)
+
+
+def _edited(pub: Path, tmp_path: Path, edit: Callable[[Json], None]) -> Path:
+    """A copy of the published release with its statement edited (compare checks nothing)."""
+    copy = Path(shutil.copytree(pub, tmp_path / "edited"))
+    data = json.loads((copy / RELEASE_FILE).read_text())
+    edit(data["release"])
+    (copy / RELEASE_FILE).write_text(json.dumps(data))
+    return copy
+
+
+def _lift(submission: str, by: float) -> Callable[[Json], None]:
+    """Raise every target gain (and interval) of ``submission`` by ``by``."""
+
+    def edit(statement: Json) -> None:
+        source = statement["conditions"][0]["id"]
+        for cell in statement["cells"]:
+            if cell["submission"] == submission and cell["condition_id"] != source:
+                m = cell["metrics"]
+                m["gain"] += by
+                m["gain_ci"] = {"lo": m["gain_ci"]["lo"] + by, "hi": m["gain_ci"]["hi"] + by}
+
+    return edit
+
+
+def test_a_moved_cell_and_a_change_of_rank(releases: tuple[Path, Path], tmp_path: Path) -> None:
+    a = releases[0]
+    before = compare_releases(a, a)
+    assert not before.moved and not before.only_a and not before.only_b
+    frozen = {r.submission: r for r in before.ranks if r.phase == "frozen"}
+    assert all(r.rank_a == r.rank_b for r in before.ranks)
+    last = max(frozen.values(), key=lambda r: r.rank_a).submission
+    first = min(frozen.values(), key=lambda r: r.rank_a).submission
+    assert last != first
+    c = compare_releases(a, _edited(a, tmp_path, _lift(last, 3.0)))
+    assert c.moved and {m.cell.submission for m in c.moved} == {last}
+    assert all(m.delta == pytest.approx(3.0) and m.disjoint for m in c.moved)
+    assert all(m.cell.condition != "source" for m in c.moved)
+    ranks = {(r.phase, r.submission): r for r in c.ranks}
+    assert (ranks[("frozen", last)].rank_a, ranks[("frozen", last)].rank_b) == (2, 1)
+    assert (ranks[("frozen", first)].rank_a, ranks[("frozen", first)].rank_b) == (1, 2)
+    assert ranks[("frozen", last)].mean_gain_b == pytest.approx(
+        ranks[("frozen", last)].mean_gain_a + 3.0
+    )
+    assert c.ranks[0].phase == "frozen" and c.ranks[0].submission == last
+
+
+def test_a_changed_bundle_hash_is_said(releases: tuple[Path, Path], tmp_path: Path) -> None:
+    a = releases[0]
+
+    def rehash(statement: Json) -> None:
+        for cell in statement["cells"]:
+            if cell["submission"] == "typed-skill@1":
+                cell["bundle_hash"] = "f" * 64
+
+    c = compare_releases(a, _edited(a, tmp_path, rehash))
+    changed = {m.cell.submission for m in c.moves if m.bundle_changed}
+    assert changed == {"typed-skill@1"} and not c.only_a and not c.only_b
+    text = _rendered(c, 80)
+    assert "≠ typed-skill@1: bundle" in text and "ffffffffffff… in B (edited)" in text
+
+
+def assert_fits(text: str, width: int) -> None:
+    """No line of ``text`` is wider than ``width`` and nothing was cut short with '…'."""
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= width, max(lines, key=len)
+    assert "…" not in text.replace("… in A", "").replace("… in B", "")
+
+
+def _rendered(c: ReleaseComparison, width: int) -> str:
+    console = Console(width=width, record=True)
+    render_comparison(c, console)
+    return console.export_text()
+
+
+def test_rendered_at_80_columns(releases: tuple[Path, Path], tmp_path: Path) -> None:
+    a, b = releases
+    edited = _edited(a, tmp_path, _lift(max(_ranked(a), key=_ranked(a).get), 3.0))
+    text = _rendered(compare_releases(a, edited), 80)
+    assert_fits(text, 80)
+    assert "Moved cells (frozen), largest first" in text and "rank A → B" in text
+    assert "2 → 1 ↑" in text and "+3.00 *" in text
+    text = _rendered(compare_releases(a, b), 80)
+    assert_fits(text, 80)
+    assert "Only in A" in text and "prompt-recipe@1" in text and "Only in B" in text
+
+
+def _ranked(pub: Path) -> dict[str, int]:
+    """Frozen rank of each submission."""
+    return {r.submission: r.rank_a for r in compare_releases(pub, pub).ranks if r.phase == "frozen"}
+
+
+def test_a_missing_release(releases: tuple[Path, Path], tmp_path: Path) -> None:
+    with pytest.raises(ReportError, match="cannot read release"):
+        compare_releases(releases[0], tmp_path / "nowhere")
