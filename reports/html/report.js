@@ -81,20 +81,26 @@
   }
   (function criticalPanel() {
     const list = document.getElementById("critical-list");
+    const total = (counts) => data.outcomes.reduce((s, o) => s + counts[o], 0);
     const caused = data.cells.map((c, i) => [c, i])
       .filter(([c]) => c.flags.some((f) => f.code === "critical"))
       .sort((a, b) => b[0].outcomes[0].critical - a[0].outcomes[0].critical);
+    const head = (...names) => el("thead", {}, el("tr", {}, ...names.map((n) => el("th", { text: n }))));
+    const td = (x) => el("td", { class: "num", text: String(x) });
     if (!caused.length) {
       list.append(el("p", { text: "No cell's artifacts caused a critical drift failure." }));
     } else {
-      list.append(el("ul", {}, ...caused.map(([c, i]) => {
-        const w = c.outcomes[0], b = c.outcomes[1];
-        return el("li", { class: "critical-item" },
-          el("a", { href: "#cell-panel", "data-cell": i, onclick: (e) => { e.preventDefault(); showCell(i); } },
-            cellName(c)),
-          ": " + w.critical + " critical with artifacts (baseline " + (b ? b.critical : 0) + "); " +
-          w.safe_stop + " safe stops, " + w.failure + " plain failures, " + w.success + " successes");
-      })));
+      list.append(el("table", { class: "data critical-cells" },
+        head("cell (click for its tasks)", "critical with artifacts", "baseline", "safe stops", "plain failures",
+          "successes", "trials"),
+        el("tbody", {}, ...caused.map(([c, i]) => {
+          const w = c.outcomes[0], b = c.outcomes[1] || { critical: 0 };
+          return el("tr", { class: "critical-item" },
+            el("td", {}, el("a", { href: "#cell-panel", "data-cell": i,
+              onclick: (e) => { e.preventDefault(); showCell(i); } }, cellName(c))),
+            el("td", { class: "num crit", text: String(w.critical) }), td(b.critical), td(w.safe_stop),
+            td(w.failure), td(w.success), td(total(w)));
+        }))));
     }
     const baseline = new Map();
     for (const c of data.cells) {
@@ -103,10 +109,10 @@
     }
     if (baseline.size) {
       list.append(el("p", { class: "note", text: "The baseline (no artifacts) failed critically on its own in:" }),
-        el("ul", {}, ...[...baseline].map(([cid, b]) =>
-          el("li", { class: "baseline-critical" }, (conditions.get(cid) || { label: cid }).label + ": " +
-            b.critical + " critical, " + b.safe_stop + " safe stops of " +
-            data.outcomes.reduce((s, o) => s + b[o], 0) + " trials"))));
+        el("table", { class: "data baseline-critical" }, head("condition", "critical", "safe stops", "trials"),
+          el("tbody", {}, ...[...baseline].map(([cid, b]) => el("tr", {},
+            el("td", { text: (conditions.get(cid) || { label: cid }).label }), td(b.critical), td(b.safe_stop),
+            td(total(b)))))));
     }
   })();
 
@@ -145,7 +151,13 @@
       for (const col of columns) {
         const i = byKey.get(col.phase + "|" + cond.id + "|" + col.sub.bundle);
         const td = el("td", { "data-phase": col.phase, "data-bundle": col.sub.bundle });
-        if (i === undefined) { td.className = "empty"; td.title = "no cell"; } else td.append(cellButton(data.cells[i], i));
+        if (i === undefined) {
+          td.className = "empty";
+          td.title = "no cell";
+        } else {
+          td.style.background = heat(data.cells[i].gain);
+          td.append(cellButton(data.cells[i], i));
+        }
         tr.append(td);
       }
       body.append(tr);
@@ -166,7 +178,8 @@
       style: "background:" + heat(cell.gain) + ";color:" + ink(cell.gain),
       title: cellName(cell) + ": gain " + signed(cell.gain) + " " + interval(cell.ci) +
         " · with artifacts: " + countsText(cell.outcomes[0]), onclick: () => showCell(i) },
-      el("span", { class: "gain", text: signed(cell.gain) }), el("span", { class: "ci", style: "color:inherit", text: interval(cell.ci) }),
+      el("div", { class: "gain-line" }, el("span", { class: "gain", text: signed(cell.gain) }),
+        el("span", { class: "ci", text: interval(cell.ci) })),
       outcomeBar(cell.outcomes[0]), flagBadges(cell));
     if (cell.adaptation) {
       const a = cell.adaptation;
@@ -212,7 +225,7 @@
       ["gain", signed(cell.gain) + " " + interval(cell.ci) + " (" + cell.method.replace("_", " ") + ", " +
         cell.n_clusters + " " + cell.cluster_level + " clusters)"],
       ["score", pct(cell.score_with) + " with artifacts, " + pct(cell.score_without) + " baseline"],
-      ["negative transfer", "p_neg = " + cell.p_negative.toPrecision(2) +
+      ["negative transfer", "p_neg = " + Number(cell.p_negative.toPrecision(2)) +
         (cell.negative === null ? "" : cell.negative ? " — decided negative (BH)" : " — not decided")],
       ["retention", r ? r.value.toFixed(2) + " [" + r.ci.lo.toFixed(2) + ", " + r.ci.hi.toFixed(2) + "] of source gain " + signed(r.source_gain)
         : (cell.retention_reason || "—")],

@@ -243,7 +243,8 @@ def test_screenshot_of_the_matrix(browser: Any, public: Path, tmp_path: Path) ->
     width, height, colours = png_size_and_colours(shot)
     assert width >= 800 and height >= 300 and colours > 50
     if update:
-        page.set_viewport_size({"width": 1500, "height": 1100})
+        page.set_viewport_size({"width": 1500, "height": 1400})
+        page.evaluate("window.scrollTo(0, 0)")
         SCREENSHOT.write_bytes(page.screenshot())
     page.close()
     assert errors == []
