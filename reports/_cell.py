@@ -314,9 +314,10 @@ def _intervals(
     bootstrap: int,
     seed: int,
     confidence: float,
+    rows: tuple[int, ...] = (_DIFF, _WITH, _WITHOUT),
 ) -> tuple[list[list[Interval]], dict[int, np.ndarray]]:
-    """Every cell's intervals (gain, score with, score without), and the gain draws of the
-    cells in ``keep``.
+    """Every cell's intervals (gain, score with, score without; by the bootstrap only those of
+    ``rows``), and the gain draws of the cells in ``keep``.
 
     Bootstrap draws are made only where used (a percentile interval, or a kept cell), with one
     counts matrix per distinct clustering and one product per block of columns.
@@ -332,9 +333,7 @@ def _intervals(
         columns = [
             (i, row)
             for i in members
-            for row in (
-                (_DIFF, _WITH, _WITHOUT) if cells[i].method == "percentile_bootstrap" else (_DIFF,)
-            )
+            for row in (rows if cells[i].method == "percentile_bootstrap" else (_DIFF,))
         ]
         for start in range(0, len(columns), _BLOCK_COLUMNS):
             block = columns[start : start + _BLOCK_COLUMNS]
@@ -571,6 +570,40 @@ class GainDifference(_Frozen):
         return self.ci.lo > TOLERANCE or self.ci.hi < -TOLERANCE
 
 
+def pair_for_difference(
+    adapted: ArmOutcomes, frozen: ArmOutcomes, baseline: ArmOutcomes
+) -> PairedArms:
+    """The adapted arm paired with the frozen one over the tasks valid in all three arms.
+    Raises ``ReportError`` when there is none."""
+    valid = {t for t, x in baseline.tasks.items() if x.valid}
+    frozen_valid = ArmOutcomes(tasks={t: x for t, x in frozen.tasks.items() if t in valid})
+    return pair_arms(adapted, frozen_valid, what="adapted and frozen arms")
+
+
+def gain_differences(
+    pairs: Sequence[PairedArms],
+    *,
+    bootstrap: int = 10_000,
+    seed: int,
+    confidence: float = 0.95,
+) -> list[GainDifference]:
+    """Adapted gain minus frozen gain of each ``pair_for_difference`` pair; the bootstrap draws
+    are the shared ones of each pair's clusters (``resample_counts``)."""
+    _check_settings(bootstrap, seed, confidence)
+    bounds, _ = _intervals(
+        pairs, set(), bootstrap=bootstrap, seed=seed, confidence=confidence, rows=(_DIFF,)
+    )
+    return [
+        GainDifference(
+            value=p.mean(_DIFF),
+            ci=b[0],
+            interval_method=p.method,
+            n_tasks=len(p.tasks),
+        )
+        for p, b in zip(pairs, bounds, strict=True)
+    ]
+
+
 def gain_difference(
     adapted: ArmOutcomes,
     frozen: ArmOutcomes,
@@ -580,19 +613,8 @@ def gain_difference(
     seed: int,
     confidence: float = 0.95,
 ) -> GainDifference:
-    """Adapted gain minus frozen gain of one cell, paired by task; its bootstrap draws are the
-    shared ones of its clusters (``resample_counts``). Raises ``ReportError`` when no task is
-    valid in all three arms."""
+    """Adapted gain minus frozen gain of one cell, paired by task (``gain_differences``).
+    Raises ``ReportError`` when no task is valid in all three arms."""
     _check_settings(bootstrap, seed, confidence)
-    valid = {t for t, x in baseline.tasks.items() if x.valid}
-    frozen_valid = ArmOutcomes(tasks={t: x for t, x in frozen.tasks.items() if t in valid})
-    paired = pair_arms(adapted, frozen_valid, what="adapted and frozen arms")
-    (bounds,), _ = _intervals(
-        [paired], set(), bootstrap=bootstrap, seed=seed, confidence=confidence
-    )
-    return GainDifference(
-        value=paired.mean(_DIFF),
-        ci=bounds[0],
-        interval_method=paired.method,
-        n_tasks=len(paired.tasks),
-    )
+    pair = pair_for_difference(adapted, frozen, baseline)
+    return gain_differences([pair], bootstrap=bootstrap, seed=seed, confidence=confidence)[0]

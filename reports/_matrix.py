@@ -12,11 +12,13 @@ from conditions import Condition
 from reports._adapted import AdaptedCell, ReleasedAdaptation, cost_to_restore
 from reports._cell import (
     CellMetrics,
+    GainDifference,
     PairedArms,
     apply_fdr,
     cells_metrics,
-    gain_difference,
+    gain_differences,
     pair_arms,
+    pair_for_difference,
 )
 from reports._stats_arms import ArmOutcomes
 from reports.errors import ReportError
@@ -122,18 +124,18 @@ def build_matrix(
         for p in planned
     ]
     metrics = cells_metrics([p.paired for p in planned], sources, bootstrap=bootstrap, seed=seed)
-    cells = [
-        _cell(
-            p,
-            m,
-            names,
-            outcomes,
-            frozen_metrics=metrics,
-            index=index,
-            seed=seed,
-            bootstrap=bootstrap,
+    adapted = [(i, p, p.adaptation) for i, p in enumerate(planned) if p.adaptation is not None]
+    pairs = [_difference_pair(p, a, outcomes) for _, p, a in adapted]
+    differences = dict(
+        zip(
+            (i for i, _, _ in adapted),
+            gain_differences(pairs, bootstrap=bootstrap, seed=seed),
+            strict=True,
         )
-        for p, m in zip(planned, metrics, strict=True)
+    )
+    cells = [
+        _cell(p, m, names, differences.get(i), frozen=metrics, index=index)
+        for i, (p, m) in enumerate(zip(planned, metrics, strict=True))
     ]
     decided = apply_fdr([c.metrics for c in cells], fdr_q) if cells else []
     return [c.model_copy(update={"metrics": m}) for c, m in zip(cells, decided, strict=True)]
@@ -191,16 +193,24 @@ def _plan_adapted(
     )
 
 
+def _difference_pair(p: _Planned, a: ReleasedAdaptation, outcomes: Outcomes) -> PairedArms:
+    """The adapted cell's arm paired with its frozen arm, over tasks valid in the baseline."""
+    try:
+        return pair_for_difference(
+            p.paired.with_arm, outcomes[("frozen", a.target, a.parent)], p.paired.without_arm
+        )
+    except ReportError as e:
+        raise ReportError(f"{e}: {a.submission} adapted to {a.target}", e.hint) from None
+
+
 def _cell(
     p: _Planned,
     metrics: CellMetrics,
     names: dict[str, str],
-    outcomes: Outcomes,
+    difference: GainDifference | None,
     *,
-    frozen_metrics: list[CellMetrics],
+    frozen: list[CellMetrics],
     index: dict[tuple[str, str, str], int],
-    seed: int,
-    bootstrap: int,
 ) -> Cell:
     cell = Cell(
         phase=p.phase,
@@ -212,26 +222,15 @@ def _cell(
         dropped_tasks=_dropped_for_invalid(p.paired.with_arm, p.paired.without_arm),
     )
     a = p.adaptation
-    if a is None:
+    if a is None or difference is None:
         return cell
-    try:
-        difference = gain_difference(
-            p.paired.with_arm,
-            outcomes[("frozen", a.target, a.parent)],
-            p.paired.without_arm,
-            bootstrap=bootstrap,
-            seed=seed,
-        )
-    except ReportError as e:
-        raise ReportError(f"{e}: {a.submission} adapted to {a.target}", e.hint) from None
-    frozen = frozen_metrics[index[("frozen", a.target, a.parent)]]
     return cell.model_copy(
         update={
             "adaptation": AdaptedCell(
                 adapted_hash=a.adapted,
                 procedure=a.procedure,
                 reused=a.reused,
-                frozen_gain=frozen.gain,
+                frozen_gain=frozen[index[("frozen", a.target, a.parent)]].gain,
                 difference=difference,
                 cost=a.cost,
                 cost_to_restore=cost_to_restore(difference, a.cost),
