@@ -319,7 +319,9 @@
         num(trial.tokens) + " tokens"],
       ["trial key", el("code", { text: trial.key })],
       ["trace", el("code", { text: trial.trace })],
-    ]));
+      ["in a terminal", el("code", { text: "vwt trials show " + trial.key.slice(0, 12) + " --release RELEASE_DIR" })],
+    ]), el("button", { type: "button", class: "back", onclick: () => { if (chip) chip.scrollIntoView({ block: "center" }); } },
+      "↑ back to the cell's tasks"));
     if (trial.reasons.length) {
       body.append(el("h3", { text: "Verifier reasons" }), el("ul", { class: "reasons" }, ...trial.reasons.map((r) => el("li", { text: r }))));
     }
