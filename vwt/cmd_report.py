@@ -10,8 +10,12 @@ from rich.markup import escape
 
 from conditions import Cycle
 from reports import (
+    EXPORT_FORMATS,
     build_release,
+    compare_releases,
+    export_release,
     read_release,
+    render_comparison,
     render_release,
     verify_release,
     write_html_report,
@@ -168,3 +172,53 @@ def verify(
             f"{v.late_submissions} late submissions (see `vwt report show`)",
             highlight=False,
         )
+
+
+@app.command()
+@user_errors
+def export(
+    path: ReleasePath,
+    fmt: Annotated[
+        str,
+        typer.Option("--format", "-f", help=f"File format: {' or '.join(EXPORT_FORMATS)}."),
+    ] = "csv",
+    out: Annotated[
+        Path, typer.Option("--output", "-o", help="Directory to write the tables into.")
+    ] = Path("release-tables"),
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite the tables in a non-empty directory.")
+    ] = False,
+) -> None:
+    """Write a release's tables (cells, trials, conditions, submissions) as CSV or Parquet.
+
+    One row per matrix cell, per trial record, per condition and per submission, as
+    `reports.load_release` returns them (needs the analysis extra: pandas, and pyarrow for
+    Parquet). Checks nothing: run `vwt report verify` for that.
+    """
+    for file, rows in export_release(path, out, fmt, force=force):
+        console.print(f"wrote {file} ({rows} rows)", markup=False, highlight=False)
+    console.print(f"[dim]not verified here: run `vwt report verify {escape(str(path))}`[/]")
+
+
+@app.command()
+@user_errors
+def compare(
+    a: Annotated[Path, typer.Argument(help="Release A (release.json or its directory).")],
+    b: Annotated[Path, typer.Argument(help="Release B, compared with A.")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the comparison as one JSON object.")
+    ] = False,
+) -> None:
+    """Two releases side by side: which cells moved (gain B - gain A, both intervals), which
+    moved beyond their intervals, cells only in one, and which submissions changed rank.
+
+    Cells match on phase, submission name@version and the condition's content (target ids
+    differ between cycles); a submission whose bundle hash differs is marked as edited. Ranks
+    are by mean gain over the target conditions both releases share. Checks neither release.
+    """
+    comparison = compare_releases(a, b)
+    if as_json:
+        typer.echo(comparison.model_dump_json(indent=2))
+        return
+    render_comparison(comparison, console)
+    console.print("[dim]not verified here: run `vwt report verify` on each release[/]")
