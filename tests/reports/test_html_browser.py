@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from reports import REPORT_FILE, Cell, cell_flags, read_release, write_html_report
-from tests.reports.test_html import released
+from tests.reports.test_html import HOSTILE, released
 
 pytestmark = pytest.mark.slow
 
@@ -61,13 +61,20 @@ def browser(public: Path) -> Iterator[Any]:
 
 
 def open_report(browser: Any, report: Path, errors: list[str]) -> Page:
-    """A new page showing ``report``; console errors and page errors go to ``errors``."""
+    """A new page showing ``report``; console errors, page errors and any dialog (which
+    only injected script would open) go to ``errors``."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.on(
         "console",
         lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None,
     )
     page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+
+    def on_dialog(dialog: Any) -> None:
+        errors.append(f"dialog: {dialog.message}")
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
     page.goto(report.as_uri())
     page.wait_for_selector("#matrix button.cell")
     return page
@@ -212,6 +219,24 @@ def test_an_absent_trace_is_said_so(browser: Any, public: Path, tmp_path: Path) 
     assert "trace is not published with the release" in (
         page.locator("#trace-body .absent").text_content() or ""
     )
+    page.close()
+    assert errors == []
+
+
+def test_hostile_names_show_as_text(browser: Any, public: Path, tmp_path: Path) -> None:
+    """Names that try to inject markup or script appear as the text they are, run nothing."""
+    pub = Path(shutil.copytree(public, tmp_path / "pub"))
+    data = json.loads((pub / "release.json").read_text())
+    data["release"]["cycle"] = HOSTILE
+    data["release"]["submissions"][0]["name"] = HOSTILE
+    (pub / "release.json").write_text(json.dumps(data))
+    write_html_report(pub)
+    errors: list[str] = []
+    page = open_report(browser, pub / REPORT_FILE, errors)
+    page.locator("#matrix button.cell").first.click()
+    assert page.locator("#title").text_content() == f"Release of cycle {HOSTILE}"
+    assert f"{HOSTILE}@" in (page.locator("#matrix thead").text_content() or "")
+    assert page.locator("img").count() == 0 and page.locator("script").count() == 3
     page.close()
     assert errors == []
 
