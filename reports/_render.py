@@ -203,16 +203,18 @@ def _cost(cell: Cell) -> str:
 
 
 def _adapted_notes(cell: Cell) -> list[Line]:
-    """What a matrix cell of the adapted phase adds: the difference, the procedure (or that
-    it reuses the frozen trials), the cost and the cost to restore."""
+    """What a matrix cell of the adapted phase adds: the difference, the frozen gain, the
+    procedure, the cost and the cost to restore; or that it reuses the frozen trials, and the
+    cost."""
     a = cell.adaptation
     if a is None:
         return []
+    if a.reused:  # the frozen cell's trials: Δ is 0 by construction
+        return [("reused", "dim"), (_cost(cell), "dim")]
     d = a.difference
     style = ("green" if d.value > 0 else "red") if d.excludes_zero else ""
     notes = [(f"Δ {d.value:+.2f}", style), (f"frozen {a.frozen_gain:+.2f}", "dim")]
-    notes.append(("reused" if a.reused else shown(a.procedure), "dim"))
-    notes.append((_cost(cell), "dim"))
+    notes += [(shown(a.procedure), "dim"), (_cost(cell), "dim")]
     if a.cost_to_restore is not None:
         notes.append((f"{a.cost_to_restore:+.3f}/1k tok", style))
     return notes
@@ -508,13 +510,28 @@ def submission_table(
     return Group(*blocks)
 
 
+LEGEND_LABELS = {
+    "leak": "LEAK",
+    "critical": "CRITICAL N (base M)",
+    "negative-wrong-actions": "negative: wrong actions",
+    "negative-safe-stops": "negative: stops safely",
+    "fragile": "fragile",
+    "ceiling": "ceiling",
+    "floor": "floor",
+    "provisional": "provisional",
+    "invalid": "invalid N, dropped M",
+    "baseline-critical": "baseline critical N",
+    "obsolete": "obsolete",
+    "safe-stops": "safe stops N",
+}
+"""How each flag the matrix shows reads there, N and M for its counts."""
+
+
 def legend(release: ReleaseStatement) -> Text:
     """What the matrix's words and marks mean: only the flags and marks some cell has."""
     codes = {f.code for c in release.cells for f in cell_flags(c)}
     flags = "; ".join(
-        f"{_legend_label(code)} = {meaning}"
-        for code, meaning in FLAG_MEANINGS.items()
-        if code in codes
+        f"{label} = {FLAG_MEANINGS[code]}" for code, label in LEGEND_LABELS.items() if code in codes
     )
     few = any(c.metrics.few_clusters for c in release.cells)
     return Text(
@@ -534,20 +551,6 @@ def legend(release: ReleaseStatement) -> Text:
         + f". {SIM_NOTE}.",
         style="dim",
     )
-
-
-_LEGEND_LABELS = {
-    "critical": "CRITICAL N (base M)",
-    "baseline-critical": "baseline critical N",
-    "few-families": FEW_FAMILIES_MARK,
-    "invalid": "invalid N, dropped M",
-    "safe-stops": "safe stops N",
-}
-
-
-def _legend_label(code: str) -> str:
-    """How a flag code reads in the matrix, with N for its counts."""
-    return _LEGEND_LABELS.get(code, code.replace("-", " ").replace("negative ", "negative: "))
 
 
 def render_release(release: ReleaseStatement, console: Console, detail: bool = False) -> None:

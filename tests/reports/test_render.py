@@ -18,12 +18,15 @@ from reports import (
     ReleasedSubmission,
     ReleaseStatement,
     build_release,
+    cell_flags,
     cell_metrics,
     read_release,
     render_release,
 )
+from reports._flags import FLAG_MEANINGS
 from reports._render import (
     FEW_FAMILIES_NOTE,
+    LEGEND_LABELS,
     interval_text,
     legend,
     matrix_layout,
@@ -202,3 +205,16 @@ def test_no_mark_and_no_legend_line_without_few_families() -> None:
     matrix = _text(matrix_table(release, "frozen", bundles, matrix_layout(release, "frozen", 200)))
     assert "+0.33" in matrix and "†" not in matrix
     assert "†" not in legend(release).plain
+
+
+def test_the_legend_explains_the_flags_shown_as_they_read(release: ReleaseStatement) -> None:
+    text = legend(release).plain
+    shown_flags = {f.code: f for c in release.cells for f in cell_flags(c)}
+    for code, label in LEGEND_LABELS.items():
+        if code in shown_flags:
+            assert f"{label} = {FLAG_MEANINGS[code]}" in text
+            if not any(ch.isdigit() for ch in shown_flags[code].label):
+                assert label == shown_flags[code].label
+        else:
+            assert f"{label} = " not in text
+    assert "CRITICAL N (base M) = " in text  # the small release has critical drift failures
