@@ -59,7 +59,7 @@ def build(
     path = build_release(Cycle.open(home), accept_invalid=accept_invalid)
     render_release(read_release(path).release, console)
     console.print(f"release: {path}", markup=False)
-    console.print(f"HTML report: {write_html_report(path).summary()}", markup=False)
+    console.print(f"HTML report: {write_html_report(path).summary()}", markup=False, soft_wrap=True)
     console.print(
         f"publish {path.parent}/; anyone can check it: vwt report verify {path.parent}",
         markup=False,
@@ -89,7 +89,8 @@ def html(
     and results, verifier reasons, drift-oracle findings). Reads the release, its trials file
     and its published traces; verifies nothing else (`vwt report verify` does).
     """
-    console.print(f"HTML report: {write_html_report(path, out).summary()}", markup=False)
+    report = write_html_report(path, out)
+    console.print(f"HTML report: {report.summary()}", markup=False, soft_wrap=True)
 
 
 @app.command()
