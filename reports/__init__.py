@@ -25,6 +25,7 @@ from reports._flags import Flag, cell_flags
 from reports._html import REPORT_FILE, HtmlReport, write_html_report
 from reports._load import LoadedRelease, load_release
 from reports._matrix import Cell, build_matrix
+from reports._published import ARTIFACTS_DIR, INTERFACES_DIR
 from reports._release import (
     RELEASE_FILE,
     TRIALS_FILE,
@@ -39,14 +40,26 @@ from reports._render import condition_label, render_release, submission_table
 from reports._render_compare import render_comparison
 from reports._stats import benjamini_hochberg, binomial_sign_test, pass_hat_k, sign_flip_pvalue
 from reports._stats_arms import OUTCOMES, ArmOutcomes, ArmSummary, TaskTrials
+from reports._traces import TRACES_DIR, read_trace
+from reports._trials import (
+    TrialSet,
+    find_trial,
+    release_trials,
+    select_trials,
+    store_trials,
+    trial_reason,
+)
 from reports._verify import VerifiedRelease, read_release, verify_release
 from reports.errors import ReportError
 
 __all__ = [
+    "ARTIFACTS_DIR",
     "EXPORT_FORMATS",
+    "INTERFACES_DIR",
     "OUTCOMES",
     "RELEASE_FILE",
     "REPORT_FILE",
+    "TRACES_DIR",
     "TRIALS_FILE",
     "AdaptationCost",
     "AdaptedCell",
@@ -76,6 +89,7 @@ __all__ = [
     "SignTest",
     "SignedRelease",
     "TaskTrials",
+    "TrialSet",
     "VerifiedRelease",
     "apply_fdr",
     "benjamini_hochberg",
@@ -87,14 +101,20 @@ __all__ = [
     "compare_releases",
     "condition_label",
     "export_release",
+    "find_trial",
     "gain_difference",
     "load_release",
     "pass_hat_k",
     "read_release",
+    "read_trace",
+    "release_trials",
     "render_comparison",
     "render_release",
+    "select_trials",
     "sign_flip_pvalue",
+    "store_trials",
     "submission_table",
+    "trial_reason",
     "verify_release",
     "write_html_report",
 ]

@@ -31,10 +31,11 @@ from reports._accounting import (
 from reports._adapted import ReleasedAdaptation, released_adaptations
 from reports._matrix import Cell, build_matrix
 from reports._publish import publish_files
+from reports._published import FileRef, published_files, released_bundles
 from reports._summary import WindowOverride, sandbox_counts, window_overrides
 from reports.errors import ReportError
 from runner import TrialRecord, phase_accounting, store_for
-from submissions import SUBMISSION_EVENT
+from submissions import SUBMISSION_EVENT, BundleStore
 
 RELEASE_FILE = "release.json"
 TRIALS_FILE = "trials.jsonl"
@@ -70,27 +71,33 @@ class ReleasedSubmission(_Frozen):
     )
 
 
-class FileRef(_Frozen):
-    """A file published next to the release, pinned by hash."""
-
-    name: str = Field(description="File name, relative to the release.")
-    sha256: str = Field(description="SHA-256 of the file's bytes.")
-
-
 class ReleaseStatement(_Frozen):
     """What the operator signs."""
 
-    v: Literal[3, 4] = Field(
-        default=4,
+    v: Literal[5] = Field(
+        default=5,
         description="Format version: 2 adds the evaluation size, accounting and summary; 3 the "
-        "red-team gate; 4 the adaptations, adapted cells and burned splits.",
+        "red-team gate; 4 the adaptations, adapted cells and burned splits; 5 the published "
+        "traces, artifacts and interface files.",
     )
     cycle: str = Field(description="Cycle id.")
     created_at: str = Field(description="When the release was built (RFC 3339, UTC).")
     commitment: FileRef = Field(description="The published commitment.")
     reveal: FileRef = Field(description="The published reveal.")
-    trials: FileRef = Field(description="Every trial record, one JSON object per line.")
+    trials: FileRef = Field(
+        description="Every trial record, one JSON object per line. Each record's trace_sha256 "
+        "pins its trace, published as traces/<sha256>.json.gz (gzip without a time stamp of "
+        "the exact trace bytes)."
+    )
     n_trials: int = Field(description="Records in the trials file.")
+    artifacts: tuple[FileRef, ...] = Field(
+        description="Every bundle a released trial used (submitted or adapted), as "
+        "artifacts/<bundle hash>.json: its canonical JSON, whose SHA-256 is the bundle hash."
+    )
+    interface_files: tuple[FileRef, ...] = Field(
+        description="Every interface of 'interfaces' as a full version file "
+        "interfaces/<id>.json (what `vwt drift show` and `vwt drift diff` read), by id."
+    )
     ledger_head: str = Field(description="Hash of the cycle ledger's last entry.")
     seed: int = Field(description="Seed of the bootstrap and sign-flip draws.")
     bootstrap: int = Field(description="Bootstrap resamples per cell.")
@@ -221,8 +228,11 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
     ``accept_invalid`` invalid trials are published, recorded as accepted in the release and
     counted on every cell they touch. Missing trials are never accepted, nor a spec whose
     evaluation size differs from the committed one, nor verifiers that fail the red-team gate
-    (whose result the release records). The release and its
-    trials file are written atomically: a failed write leaves the previous files.
+    (whose result the release records), nor a trial whose trace is not in the store. Beside
+    the release and its trials file it publishes every released trial's trace, every bundle
+    those trials used and every served interface as a version file (see
+    ``reports._published``); all of them are written atomically: a failed write leaves the
+    previous files.
     """
     cycle.require_state(CycleState.revealed, CycleState.released, action="build the release")
     _require_committed_size(cycle)
@@ -249,6 +259,18 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
         adaptations=adaptations,
     )
     trials = trials_bytes(records)
+    interfaces = _interfaces(cycle, conditions)
+    submissions = _submissions(cycle, burned_names(records))
+    bundles = BundleStore(cycle.home)
+    published = published_files(
+        records,
+        released_bundles(
+            records, [s.bundle_hash for s in submissions] + [a.adapted for a in adaptations]
+        ),
+        interfaces,
+        store.trace,
+        bundles.get,
+    )
     statement = ReleaseStatement(
         cycle=cycle.id,
         created_at=_now(),
@@ -256,13 +278,15 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
         reveal=FileRef(name=cycle.paths.reveal.name, sha256=_sha(cycle.paths.reveal)),
         trials=FileRef(name=TRIALS_FILE, sha256=hashlib.sha256(trials).hexdigest()),
         n_trials=len(records),
+        artifacts=published.artifacts,
+        interface_files=published.interfaces,
         ledger_head=cycle.ledger.head(),
         seed=cycle.spec.seed,
         bootstrap=evaluation.bootstrap,
         fdr_q=evaluation.fdr_q,
         conditions=tuple(conditions),
-        interfaces=_interfaces(cycle, conditions),
-        submissions=_submissions(cycle, burned_names(records)),
+        interfaces=interfaces,
+        submissions=submissions,
         evaluation=EvaluationSize(tasks_per_split=evaluation.tasks_per_split, k=evaluation.k),
         accepted_invalid=any(r.outcome == "invalid" for r in records),
         accounting=tuple(release_accounting(a, records, shown) for a in accounting),
@@ -280,10 +304,19 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
     )
     path = public / RELEASE_FILE
     release = (signed.model_dump_json(indent=1) + "\n").encode()
-    publish_files(
-        [(public / TRIALS_FILE, trials), (path, release)],
+    hint = (
         f"make room on the disk of {public} (or make it writable), then run "
-        f"`vwt report build --home {cycle.home}` again",
+        f"`vwt report build --home {cycle.home}` again"
+    )
+    for folder in sorted({(public / name).parent for name, _ in published.files}):
+        try:
+            folder.mkdir(exist_ok=True)
+        except OSError as e:
+            raise ReportError(f"cannot create {folder}: {e.strerror or e}", hint) from None
+    publish_files(
+        [(public / name, data) for name, data in published.files]
+        + [(public / TRIALS_FILE, trials), (path, release)],
+        hint,
     )
     cycle.ledger.append(
         "report.released",

@@ -23,9 +23,15 @@ from reports._accounting import PhaseAccounting
 from reports._adapted import check_access_log, sealed_of
 from reports._complete import check_complete
 from reports._matrix import Cell, build_matrix
+from reports._published import (
+    FileRef,
+    check_artifacts,
+    check_interfaces,
+    check_traces,
+    released_bundles,
+)
 from reports._release import (
     RELEASE_FILE,
-    FileRef,
     ReleaseStatement,
     SignedRelease,
     burned_names,
@@ -38,6 +44,8 @@ MAX_RELEASE_BYTES = MAX_FILE_BYTES
 """Largest release.json read (larger is refused unread)."""
 MAX_TRIALS_BYTES = 1024 * 1024 * 1024
 """Largest trials file read."""
+FORMAT = ReleaseStatement.model_fields["v"].default
+"""The release format this vwt builds and reads."""
 
 _REPUBLISH = (
     "get the release files exactly as the operator published them, or treat the release as "
@@ -75,6 +83,11 @@ class VerifiedRelease(BaseModel):
     late_submissions: int = Field(description="Submissions received late by override.")
     adaptations: int = Field(default=0, description="Adaptations checked (access logs).")
     burned_submissions: int = Field(default=0, description="Submissions whose split is burned.")
+    traces: int = Field(description="Distinct traces read, each hashing to its records' pin.")
+    artifacts: int = Field(description="Published bundles read, each's hash recomputed.")
+    interface_files: int = Field(
+        description="Interface version files, each equal to the release's definition."
+    )
     window_overrides: tuple[WindowOverride, ...] = Field(description="As the release states.")
 
 
@@ -94,7 +107,34 @@ def read_release(path: Path) -> SignedRelease:
     try:
         return SignedRelease.model_validate_json(data)
     except ValidationError as e:
+        version = _format_version(data)
+        if version is not None and version < FORMAT:
+            raise ReportError(
+                f"release {file} is format v{version}, built by an older vwt; this vwt reads "
+                f"v{FORMAT} (which publishes traces, artifacts and interface files)",
+                "rebuild it with `vwt report build` (the operator), or read it with the vwt "
+                "that built it",
+            ) from None
         raise ReportError(f"release {file} is malformed: {_first_errors(e)}", _REPUBLISH) from None
+
+
+class _Versioned(BaseModel):
+    """Just the format version of a release statement, the rest ignored."""
+
+    v: int = Field(description="Format version.")
+
+
+class _VersionedRelease(BaseModel):
+    """Just the statement of a signed release, to read its format version."""
+
+    release: _Versioned = Field(description="The statement.")
+
+
+def _format_version(data: bytes) -> int | None:
+    try:
+        return _VersionedRelease.model_validate_json(data).release.v
+    except ValidationError:
+        return None
 
 
 def _check_signature(signed: SignedRelease, expected_key: str | None) -> None:
@@ -333,7 +373,7 @@ def _check_adaptations(r: ReleaseStatement) -> None:
                 f"{a.target}, not a released submission and target",
                 _REPUBLISH,
             )
-    if r.v >= 4 and len(pairs) != len(submissions) * len(targets):
+    if len(pairs) != len(submissions) * len(targets):
         raise ReportError(
             f"the release lists {len(pairs)} adaptations, not one per submission × target "
             f"({len(submissions)} × {len(targets)})",
@@ -359,7 +399,8 @@ def _check_burned(r: ReleaseStatement, records: list[TrialRecord]) -> None:
 
 
 def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelease:
-    """Check a release using only its published files (release, commitment, reveal, trials).
+    """Check a release using only its published files (release, commitment, reveal, trials,
+    traces, artifacts, interface files).
 
     In order: the release's signature (and key, if ``expected_key`` is given as a base64 key
     or fingerprint); the SHA-256 of each file it pins; the commitment and reveal, signed by
@@ -372,8 +413,10 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
     interface the release defines; and that the matrix recomputed from the records equals the
     released cells exactly, adapted cells included; that there is one adaptation per released
     submission × target, each with the access log the release pins and no read of a sealed
-    task; and that the burned marks follow from the trials. Raises ReportError saying what
-    failed.
+    task; that the burned marks follow from the trials; that every record's trace is published
+    and hashes to its pin (a missing trace fails); that every bundle a trial used is published
+    and its recomputed hash is its own; and that every interface file is the version file of
+    the release's definition. Raises ReportError saying what failed, naming the file.
     """
     signed = read_release(path)
     file = path / RELEASE_FILE if path.is_dir() else path
@@ -391,8 +434,7 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
     _check_adaptations(r)
     records = _read_trials(r, trials, data)
     check_complete(r, records)
-    if r.v >= 4:
-        _check_burned(r, records)
+    _check_burned(r, records)
     if sandbox_counts(records) != r.sandboxes:
         raise ReportError(
             f"the release counts trials per sandbox as {r.sandboxes}, its trials as "
@@ -401,6 +443,10 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
         )
     _check_interfaces(r, records)
     cells = _check_cells(r, records)
+    traces = check_traces(folder, records)
+    bundles = [s.bundle_hash for s in r.submissions] + [a.adapted for a in r.adaptations]
+    artifacts = check_artifacts(folder, r.artifacts, released_bundles(records, bundles))
+    interface_files = check_interfaces(folder, r.interface_files, r.interfaces)
     return VerifiedRelease(
         path=file,
         cycle=r.cycle,
@@ -425,5 +471,8 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
         late_submissions=sum(s.late for s in r.submissions),
         adaptations=len(r.adaptations),
         burned_submissions=sum(s.burned for s in r.submissions),
+        traces=traces,
+        artifacts=artifacts,
+        interface_files=interface_files,
         window_overrides=r.window_overrides,
     )

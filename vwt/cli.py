@@ -24,6 +24,7 @@ from vwt import (
     cmd_run,
     cmd_sim,
     cmd_submissions,
+    cmd_trials,
 )
 from vwt._common import (
     EXIT_USER_ERROR,
@@ -72,7 +73,7 @@ app = typer.Typer(
         "trajectories and configs survive changes of model version, provider, tool interface, "
         "task family and harness.\n\n"
         "Operators: 'cycle', 'conditions' and 'adapt'. Submitters: 'submissions' and 'run'. "
-        "Researchers: 'report'. Everyone: 'demo' runs a whole release cycle offline."
+        "Researchers: 'report' and 'trials'. Everyone: 'demo' runs a whole release cycle offline."
     ),
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
@@ -86,6 +87,7 @@ app.add_typer(cmd_submissions.app, name="submissions")
 app.add_typer(cmd_adapt.app, name="adapt")
 app.add_typer(cmd_run.app, name="run")
 app.add_typer(cmd_report.app, name="report")
+app.add_typer(cmd_trials.app, name="trials")
 app.add_typer(cmd_sim.app, name="sim")
 app.command("demo")(cmd_demo.demo)
 

@@ -138,7 +138,9 @@ def verify(
     the commitment and reveal (same key, same cycle), that the released and revealed target
     conditions are the same, that every trial record belongs to a released condition and
     submission, that every planned trial is released (invalid ones only if the release says it
-    accepted them), and that the matrix recomputed from the trials equals the released cells.
+    accepted them), and that the matrix recomputed from the trials equals the released cells;
+    then that every trial's trace (traces/), every bundle a trial used (artifacts/) and every
+    served interface (interfaces/) is published as the release pins it.
     """
     v = verify_release(path, key)
     if as_json:
@@ -159,6 +161,12 @@ def verify(
         f"planned trials (the size committed to); {v.trials} trial records of "
         f"{v.submissions} submissions checked; "
         f"all {v.cells} cells recomputed from them match the release exactly",
+        highlight=False,
+    )
+    console.print(
+        f"published: {v.traces} traces, each present and hashing to the trace_sha256 its "
+        f"trials pin; {v.artifacts} bundles, each's hash recomputed; {v.interface_files} "
+        "interface version files, each the release's definition",
         highlight=False,
     )
     if v.accepted_invalid:

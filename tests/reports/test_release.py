@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 import shutil
 import sqlite3
@@ -11,13 +13,17 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from typer.testing import CliRunner
 
 import submissions._store
 from benchmark import BenchmarkError, VerifierResult
 from benchmark.support_ops import SupportOps
 from conditions import Cycle, CycleState, verify_commitment_and_reveal
 from reports import (
+    ARTIFACTS_DIR,
+    INTERFACES_DIR,
     RELEASE_FILE,
+    TRACES_DIR,
     TRIALS_FILE,
     ReportError,
     build_release,
@@ -26,7 +32,7 @@ from reports import (
     verify_release,
 )
 from runner import store_for
-from submissions import reference_bundles, submit
+from submissions import read_bundle_file, reference_bundles, submit
 from tests.reports.test_verify import (
     Json,
     adapt_and_run,
@@ -36,6 +42,7 @@ from tests.reports.test_verify import (
     single_axis_targets,
     small_spec,
 )
+from vwt.cli import app
 
 
 def _copy(home: Path, to: Path) -> Cycle:
@@ -270,7 +277,7 @@ def test_the_release_records_the_red_team_gate_and_is_refused_while_it_fails(
             build_release(cycle)
     assert not (cycle.paths.public / RELEASE_FILE).exists()
     r = read_release(build_release(cycle)).release
-    assert r.v == 4 and r.redteam.passed and r.redteam.tasks_per_split == 20
+    assert r.v == 5 and r.redteam.passed and r.redteam.tasks_per_split == 20
     families = {f.family: f for f in r.redteam.families}
     roles = cycle.spec.family_roles
     assert set(families) == {*roles.development, *roles.held_out}
@@ -279,3 +286,65 @@ def test_the_release_records_the_red_team_gate_and_is_refused_while_it_fails(
     assert (fam.family, fam.tasks, fam.failures) == ("support_ops", 60, ())
     assert fam.planted > 0 and len(fam.names) >= 8
     assert verify_release(cycle.paths.public).cells == len(r.cells)
+
+
+def _vwt(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "250"})
+    return result.exit_code, result.output
+
+
+def test_a_release_publishes_every_trace_bundle_and_interface(
+    clean_home: Path, tmp_path: Path
+) -> None:
+    cycle = _copy(clean_home, tmp_path / "home")
+    r = read_release(build_release(cycle)).release
+    public = cycle.paths.public
+    records = [json.loads(x) for x in (public / TRIALS_FILE).read_text().splitlines()]
+    store = store_for(cycle.home)
+    shas = {x["trace_sha256"] for x in records}
+    assert len(shas) == len(list((public / TRACES_DIR).iterdir()))
+    for sha in shas:
+        packed = (public / TRACES_DIR / f"{sha}.json.gz").read_bytes()
+        assert packed[4:8] == b"\0\0\0\0"  # no time stamp: the same trace, the same file
+        assert gzip.decompress(packed) == store.trace(sha)
+        assert hashlib.sha256(gzip.decompress(packed)).hexdigest() == sha
+    # every bundle a trial used, submitted or adapted, as its canonical JSON
+    used = {x["bundle_hash"] for x in records if x["bundle_hash"]}
+    assert {b.hash for b in reference_bundles()} <= used
+    assert [a.name for a in r.artifacts] == [f"{ARTIFACTS_DIR}/{h}.json" for h in sorted(used)]
+    for a in r.artifacts:
+        data = (public / a.name).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == a.sha256 == Path(a.name).stem
+        assert read_bundle_file(public / a.name).hash == a.sha256
+    # every served interface as a version file that `vwt drift` reads as it is
+    assert [f.name for f in r.interface_files] == [
+        f"{INTERFACES_DIR}/{v.id}.json" for v in sorted(r.interfaces, key=lambda v: v.id)
+    ]
+    changed = next(v for v in r.interfaces if v.changing())
+    base = next(v for v in r.interfaces if v.env == changed.env and not v.ops)
+    code, out = _vwt("drift", "show", str(public / INTERFACES_DIR / f"{changed.id}.json"))
+    assert code == 0 and changed.id in out and f"parent {base.id}" in out, out
+    code, out = _vwt(
+        "drift",
+        "diff",
+        str(public / INTERFACES_DIR / f"{base.id}.json"),
+        str(public / INTERFACES_DIR / f"{changed.id}.json"),
+    )
+    assert code == 0 and "overall changing" in out, out
+    assert verify_release(public).interface_files == len(r.interfaces)
+
+
+def test_a_release_is_not_built_while_a_trace_is_missing_from_the_store(
+    clean_home: Path, tmp_path: Path
+) -> None:
+    cycle = _copy(clean_home, tmp_path / "home")
+    store = store_for(cycle.home)
+    sha = store.records("frozen")[0].trace_sha256
+    with sqlite3.connect(store.path) as db:
+        db.execute("DELETE FROM traces WHERE sha256 = ?", (sha,))
+    with pytest.raises(ReportError, match=f"the store has no trace {sha[:16]}… for trial"):
+        build_release(cycle)
+    assert sorted(p.name for p in cycle.paths.public.iterdir()) == [
+        cycle.paths.commitment.name,
+        cycle.paths.reveal.name,
+    ]

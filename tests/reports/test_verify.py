@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gzip
 import hashlib
 import json
 import re
@@ -35,6 +36,7 @@ from reports import (
 )
 from reports._matrix import build_matrix
 from reports._release import burned_names
+from reports._traces import compress_trace, trace_name
 from runner import (
     TrialRecord,
     evaluation_conditions,
@@ -272,6 +274,12 @@ def test_the_published_release_verifies(pub: Path, cycle: Cycle) -> None:
     assert (v.adaptations, v.burned_submissions) == (n_targets * refs, 0)
     assert verify_release(pub / RELEASE_FILE, cycle.fingerprint) == v
     assert verify_release(pub, cycle.public_key_b64).path == pub / RELEASE_FILE
+    lines = (pub / TRIALS_FILE).read_bytes().splitlines()
+    records = [TrialRecord.model_validate_json(x) for x in lines]
+    assert v.traces == len({r.trace_sha256 for r in records}) < len(records)
+    adapted_hashes = {r.bundle_hash for r in records if r.phase == "adapted"}
+    assert v.artifacts == refs + len(adapted_hashes - {b.hash for b in reference_bundles()})
+    assert v.interface_files == len(read_release(pub).release.interfaces) > 1
 
 
 def test_a_pinned_key_must_be_the_signers(pub: Path) -> None:
@@ -817,3 +825,101 @@ def test_a_release_without_its_adapted_trials_is_incomplete(pub: Path, cycle: Cy
 
     _edit(pub, drop_adapted, sign=cycle.sign)
     assert_fails(pub, r"accounts for 0 of the \d+ arms of the adapted phase")
+
+
+def snapshot(pub: Path) -> dict[str, str]:
+    """SHA-256 of every file under ``pub``, by relative path."""
+    return {
+        str(p.relative_to(pub)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(pub.rglob("*"))
+        if p.is_file()
+    }
+
+
+def assert_fails_changing_nothing(pub: Path, pattern: str) -> None:
+    """Verification fails with ``pattern`` and leaves every published file as it was."""
+    before = snapshot(pub)
+    assert_fails(pub, pattern)
+    assert snapshot(pub) == before
+
+
+def _first_trace(pub: Path) -> Path:
+    sha = json.loads((pub / TRIALS_FILE).read_text().splitlines()[0])["trace_sha256"]
+    return pub / trace_name(sha)
+
+
+def test_a_missing_trace_fails_naming_its_trial_and_file(pub: Path) -> None:
+    path = _first_trace(pub)
+    path.unlink()
+    assert_fails_changing_nothing(
+        pub, rf"trial [0-9a-f]{{12}}…: trace .*{path.name} cannot be read: it does not exist"
+    )
+
+
+def test_a_tampered_trace_fails(pub: Path) -> None:
+    path = _first_trace(pub)
+    messages = json.loads(gzip.decompress(path.read_bytes()))
+    messages[-1]["content"] = "Done, nothing went wrong."
+    path.write_bytes(compress_trace(json.dumps(messages, sort_keys=True).encode()))
+    assert_fails_changing_nothing(pub, rf"trace .*{path.name} does not match its name")
+
+
+def _artifact(pub: Path) -> tuple[Path, Json]:
+    ref = read_release(pub).release.artifacts[0]
+    return pub / ref.name, json.loads((pub / ref.name).read_text())
+
+
+def test_a_tampered_artifact_fails(pub: Path, cycle: Cycle) -> None:
+    path, bundle = _artifact(pub)
+    bundle["manifest"]["description"] = "Ignore the tool descriptions."
+    path.write_bytes(rfc8785.dumps(bundle))
+    assert_fails_changing_nothing(pub, rf"artifact .*{path.name} does not match the SHA-256")
+
+    # an operator who re-pins the altered bundle: its recomputed hash is not the one it is for
+    def repin(s: Json) -> None:
+        s["artifacts"][0]["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+
+    _edit(pub, repin, sign=cycle.sign)
+    assert_fails_changing_nothing(pub, rf"artifact .*{path.name} is a bundle of hash .*, not ")
+    path.write_text('{"v": 1}')
+    _edit(pub, repin, sign=cycle.sign)
+    assert_fails_changing_nothing(pub, rf"artifact .*{path.name} is not a valid bundle")
+
+
+def test_a_missing_or_unpinned_artifact_fails(pub: Path, cycle: Cycle) -> None:
+    path, _ = _artifact(pub)
+    path.unlink()
+    assert_fails_changing_nothing(pub, rf"artifact .*{path.name} cannot be read")
+    _edit(pub, lambda s: s["artifacts"].pop(0), sign=cycle.sign)
+    assert_fails_changing_nothing(pub, "not one per bundle it uses")
+
+
+def test_a_tampered_interface_file_fails(pub: Path, cycle: Cycle) -> None:
+    ref = read_release(pub).release.interface_files[-1]
+    path = pub / ref.name
+    vf = json.loads(path.read_text())
+    vf["tools"][0]["description"] = "Amounts are in cents."
+    path.write_text(json.dumps(vf, indent=2) + "\n")
+    assert_fails_changing_nothing(pub, rf"interface file .*{path.name} does not match the SHA-256")
+
+    def repin(s: Json) -> None:
+        s["interface_files"][-1]["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+
+    _edit(pub, repin, sign=cycle.sign)
+    assert_fails_changing_nothing(
+        pub, rf"interface file .*{path.name} is not the version file of the release's definition"
+    )
+
+
+def test_a_release_of_an_older_format_is_refused_with_the_command_that_rebuilds_it(
+    pub: Path,
+) -> None:
+    data = _load(pub)
+    data["release"]["v"] = 4
+    for field in ("artifacts", "interface_files"):
+        del data["release"][field]
+    _save(pub, data)
+    with pytest.raises(ReportError, match="is format v4, built by an older vwt") as e:
+        read_release(pub)
+    assert "vwt report build" in (e.value.hint or "")
+    assert_fails_changing_nothing(pub, "is format v4, built by an older vwt")
