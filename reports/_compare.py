@@ -14,6 +14,7 @@ from statistics import fmean
 from pydantic import BaseModel, ConfigDict, Field
 
 from reports._cell import Interval
+from reports._load import check_cells_conditions
 from reports._matrix import Cell
 from reports._release import RELEASE_FILE, ReleaseStatement
 from reports._render import condition_label
@@ -205,8 +206,9 @@ def _rank_changes(moves: list[CellMove], targets: set[str]) -> list[RankChange]:
 def compare_releases(a_path: Path, b_path: Path) -> ReleaseComparison:
     """Compare release B with release A (each a release.json or its directory); reads both,
     verifies neither."""
-    sa, sb = read_release(a_path), read_release(b_path)
-    ra, rb = sa.release, sb.release
+    ra, rb = read_release(a_path).release, read_release(b_path).release
+    check_cells_conditions(ra, a_path)
+    check_cells_conditions(rb, b_path)
     ca, cb = _cells(ra), _cells(rb)
     moves: list[CellMove] = []
     only_a: list[CellRef] = []

@@ -120,6 +120,21 @@ def _axes(c: ReleasedCondition) -> dict[str, Any]:
     }
 
 
+def check_cells_conditions(r: ReleaseStatement, path: Path) -> None:
+    """Refuse a release without its source condition first, or with a cell of a condition it
+    does not list: nothing could label its cells (``vwt report verify`` says what else is
+    wrong)."""
+    hint = f"check it with `vwt report verify {path}`"
+    if not r.conditions or r.conditions[0].role != "source":
+        raise ReportError(f"release {path} does not list its source condition first", hint)
+    listed = {c.id for c in r.conditions}
+    if unknown := sorted({c.condition_id for c in r.cells} - listed):
+        raise ReportError(
+            f"release {path} has cells of conditions it does not list: {', '.join(unknown)}",
+            hint,
+        )
+
+
 def _condition_rows(r: ReleaseStatement) -> dict[str, dict[str, Any]]:
     """Per condition id: its label, content id, role, varied axes and axis values."""
     source = r.conditions[0].condition
@@ -341,6 +356,7 @@ def load_release(path: Path, *, verify: bool = False, key: str | None = None) ->
     verification = verify_release(path, key) if verify else None
     file = path / RELEASE_FILE if path.is_dir() else path
     r = read_release(file).release
+    check_cells_conditions(r, file)
     conditions = _condition_rows(r)
     records = _records(r, file.parent)
     return LoadedRelease(

@@ -190,6 +190,12 @@ def _ranked(pub: Path) -> dict[str, int]:
     return {r.submission: r.rank_a for r in compare_releases(pub, pub).ranks if r.phase == "frozen"}
 
 
-def test_a_missing_release(releases: tuple[Path, Path], tmp_path: Path) -> None:
+def test_a_missing_or_inconsistent_release(releases: tuple[Path, Path], tmp_path: Path) -> None:
     with pytest.raises(ReportError, match="cannot read release"):
         compare_releases(releases[0], tmp_path / "nowhere")
+
+    def unlist(statement: Json) -> None:
+        statement["conditions"] = statement["conditions"][1:]
+
+    with pytest.raises(ReportError, match="does not list its source condition first"):
+        compare_releases(releases[0], _edited(releases[0], tmp_path, unlist))

@@ -222,6 +222,15 @@ def test_a_malformed_trial_line_is_named(pub: Path, tmp_path: Path) -> None:
         load_release(copy)
 
 
+def test_a_cell_of_an_unlisted_condition_is_refused(pub: Path, tmp_path: Path) -> None:
+    copy = Path(shutil.copytree(pub, tmp_path / "pub"))
+    data = json.loads((copy / RELEASE_FILE).read_text())
+    data["release"]["cells"][0]["condition_id"] = "c-unlisted"
+    (copy / RELEASE_FILE).write_text(json.dumps(data))
+    with pytest.raises(ReportError, match="has cells of conditions it does not list: c-unlisted"):
+        load_release(copy)
+
+
 def assert_same_tables(loaded: LoadedRelease, out: Path, fmt: str) -> None:
     """Every table read back from ``out`` equals the loaded one, values and dtypes (a CSV is
     read back with the loaded table's dtypes: CSV has none)."""
