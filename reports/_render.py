@@ -92,10 +92,8 @@ _BREAK_AFTER = " +,-"
 _BREAK_BEFORE = "@/["
 
 
-def wrap(text: str, width: int) -> list[str]:
-    """``text`` in lines of at most ``width`` characters, broken after a space, '+', ',' or '-'
-    or before '@', '/' or '['; a piece longer than ``width`` is cut. Nothing is dropped but the
-    spaces at a break."""
+def _pieces(text: str) -> list[str]:
+    """``text`` cut where ``wrap`` may break a line."""
     pieces, piece = [], ""
     for ch in text:
         if ch in _BREAK_BEFORE and piece:
@@ -105,9 +103,20 @@ def wrap(text: str, width: int) -> list[str]:
         if ch in _BREAK_AFTER:
             pieces.append(piece)
             piece = ""
-    pieces.append(piece)
+    return [*pieces, piece]
+
+
+def _unbreakable(lines: list[Line]) -> int:
+    """The longest piece of ``lines`` that ``wrap`` cannot break."""
+    return max((len(p.rstrip()) for text, _ in lines for p in _pieces(text)), default=0)
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken after a space, '+', ',' or '-'
+    or before '@', '/' or '['; a piece longer than ``width`` is cut. Nothing is dropped but the
+    spaces at a break."""
     lines, line = [], ""
-    for piece in pieces:
+    for piece in _pieces(text):
         if len((line + piece).rstrip()) <= width:
             line += piece
             continue
@@ -251,30 +260,32 @@ def _table_width(label: int, baseline: int, cell: int, n: int) -> int:
 def matrix_layout(release: ReleaseStatement, phase: str, width: int) -> MatrixLayout:
     """Widths and submission groups for a matrix no wider than ``width``: every column at its
     natural width where all fit; else the fewest tables of narrow columns (labels and notes
-    wrapped), widened again into the room left."""
+    wrapped, no piece between breaks cut), widened again into the room left."""
     cells = [c for c in release.cells if c.phase == phase]
-    labels = submission_labels(release)
     bundles = [s.bundle_hash for s in release.submissions]
-    label = max(_longest(lines) for lines in _condition_lines(release).values())
+    conditions = [line for lines in _condition_lines(release).values() for line in lines]
+    notes = [(v, "") for v in submission_labels(release).values()]
+    notes += [line for c in cells for line in _cell_lines(c)]
+    label = _longest(conditions)
     baseline = max([_BASE_MIN, *(_longest(_baseline_lines(c.metrics)) for c in cells)])
-    cell = max([_CELL_MIN, *(len(v) for v in labels.values())])
-    cell = max([cell, *(_longest(_cell_lines(c)) for c in cells)])
+    cell = max(_CELL_MIN, _longest(notes))
     if _table_width(label, baseline, cell, len(bundles)) <= width or not bundles:
         return MatrixLayout(label=label, baseline=baseline, cell=cell, groups=(tuple(bundles),))
-    narrow = min(label, max(_LABEL_MIN, width // 5))
+    narrow_label = max(_unbreakable(conditions), min(label, max(_LABEL_MIN, width // 5)))
+    narrow = max(_CELL_MIN, _unbreakable(notes))
     fits = [
         n
         for n in range(1, len(bundles) + 1)
-        if _table_width(narrow, baseline, _CELL_MIN, n) <= width
+        if _table_width(narrow_label, baseline, narrow, n) <= width
     ]
     per_table = max(fits, default=1)
     n_tables = -(-len(bundles) // per_table)
     per_table = -(-len(bundles) // n_tables)
-    room = width - _table_width(narrow, baseline, _CELL_MIN, per_table)
-    wide = min(cell, _CELL_MIN + max(room, 0) // per_table)
-    room -= (wide - _CELL_MIN) * per_table
+    room = width - _table_width(narrow_label, baseline, narrow, per_table)
+    wide = min(cell, narrow + max(room, 0) // per_table)
+    room -= (wide - narrow) * per_table
     return MatrixLayout(
-        label=min(label, narrow + max(room, 0)),
+        label=min(label, narrow_label + max(room, 0)),
         baseline=baseline,
         cell=wide,
         groups=tuple(tuple(bundles[i : i + per_table]) for i in range(0, len(bundles), per_table)),
