@@ -513,3 +513,14 @@ def test_arm_score_intervals_follow_the_gain_s_method() -> None:
         (big.score_without_ci, big.score_without),
     ):
         assert 0.0 <= ci.lo < score < ci.hi <= 1.0
+
+
+def test_threshold_gates_hold_at_their_exact_thresholds() -> None:
+    # Baseline 27 of 30 tasks, a score of 0.9 up to rounding: at the ceiling; the same arm with
+    # artifacts has a gain of exactly 0, an interval inside +-0.05: obsolete.
+    base = {f"t{i}": ["success" if i < 27 else "failure"] for i in range(30)}
+    m = cell_metrics(_arm(base), _arm(base), bootstrap=500, seed=0)
+    assert m.score_without == pytest.approx(0.9) and m.ceiling
+    assert (m.gain_ci.lo, m.gain_ci.hi) == (0.0, 0.0) and m.obsolete
+    below = {f"t{i}": ["success" if i < 26 else "failure"] for i in range(30)}
+    assert not cell_metrics(_arm(below), _arm(below), bootstrap=500, seed=0).ceiling
