@@ -42,8 +42,10 @@ from reports._stats import benjamini_hochberg, binomial_sign_test, pass_hat_k, s
 from reports._stats_arms import OUTCOMES, ArmOutcomes, ArmSummary, TaskTrials
 from reports._traces import TRACES_DIR, read_trace
 from reports._trials import (
+    TrialGroup,
     TrialSet,
     find_trial,
+    group_trials,
     release_trials,
     select_trials,
     store_trials,
@@ -89,6 +91,7 @@ __all__ = [
     "SignTest",
     "SignedRelease",
     "TaskTrials",
+    "TrialGroup",
     "TrialSet",
     "VerifiedRelease",
     "apply_fdr",
@@ -103,6 +106,7 @@ __all__ = [
     "export_release",
     "find_trial",
     "gain_difference",
+    "group_trials",
     "load_release",
     "pass_hat_k",
     "read_release",

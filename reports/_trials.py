@@ -9,12 +9,13 @@ as ``vwt trials list`` does; ``find_trial`` resolves a key prefix as ``vwt trial
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from conditions import AXES, Condition, Cycle
 from drift import capped_bytes
@@ -235,3 +236,44 @@ def trial_reason(r: TrialRecord) -> str:
         more = len(r.verifier_reasons) - 1
         return r.verifier_reasons[0] + (f" (+{more} more)" if more else "")
     return ""
+
+
+class TrialGroup(BaseModel):
+    """The selected trials of one phase, submission (or the baseline) and condition."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    phase: str = Field(description="Evaluation phase.")
+    submission: str | None = Field(description="name@version; None for the baseline arm.")
+    condition_id: str = Field(description="Condition id.")
+    trials: int = Field(description="Selected trials.")
+    outcomes: dict[str, int] = Field(description="Selected trials per outcome.")
+    reason: str = Field(description="The most common trial_reason among them ('' if none).")
+    reason_trials: int = Field(description="Trials with that reason.")
+    example: str = Field(description="Key of the first trial with that reason.")
+
+
+def group_trials(records: list[TrialRecord]) -> list[TrialGroup]:
+    """``records`` grouped by phase, submission and condition, in the order of their first
+    record (``select_trials`` order); each group says its most common reason and an example."""
+    groups: dict[tuple[str, str | None, str], list[TrialRecord]] = {}
+    for r in records:
+        groups.setdefault((r.phase, r.submission, r.condition_id), []).append(r)
+    out = []
+    for (phase, submission, condition_id), members in groups.items():
+        reasons = Counter(trial_reason(r) for r in members if trial_reason(r))
+        reason, n = reasons.most_common(1)[0] if reasons else ("", 0)
+        example = next(r.key for r in members if trial_reason(r) == reason)
+        out.append(
+            TrialGroup(
+                phase=phase,
+                submission=submission,
+                condition_id=condition_id,
+                trials=len(members),
+                outcomes=dict(Counter(r.outcome for r in members)),
+                reason=reason,
+                reason_trials=n,
+                example=example,
+            )
+        )
+    return out

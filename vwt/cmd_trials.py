@@ -9,9 +9,11 @@ from typing import Annotated, Any
 import typer
 
 from reports import (
+    TrialGroup,
     TrialSet,
     condition_label,
     find_trial,
+    group_trials,
     release_trials,
     select_trials,
     store_trials,
@@ -104,8 +106,17 @@ def list_cmd(
             help="success, safe_stop, failure, critical or invalid (repeatable: any of them).",
         ),
     ] = None,
+    by_cell: Annotated[
+        bool,
+        typer.Option(
+            "--by-cell",
+            help="One line per phase × submission × condition instead: how many trials, their "
+            "outcomes, the most common reason and an example key.",
+        ),
+    ] = False,
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print the matching records as one JSON array.")
+        bool,
+        typer.Option("--json", help="Print the matching records (or groups) as one JSON array."),
     ] = False,
 ) -> None:
     """One line per trial: key prefix, submission, condition, task, trial, outcome and why
@@ -114,7 +125,7 @@ def list_cmd(
 
     Example, which submissions lost their gain when the tool interface changed, and why:
     `vwt trials list --release R --axis tool_interface --arm with --outcome critical
-    --outcome failure`, then `vwt trials show KEY --release R`.
+    --outcome failure --by-cell`, then `vwt trials show KEY --release R`.
     """
     trials = _trials(release, home)
     picked = select_trials(
@@ -127,6 +138,9 @@ def list_cmd(
         arms=arm or (),
         outcomes=outcome or (),
     )
+    if by_cell:
+        _print_groups(trials, group_trials(picked), as_json)
+        return
     if as_json:
         typer.echo(json.dumps([r.model_dump(mode="json") for r in picked], indent=2))
         return
@@ -150,6 +164,39 @@ def list_cmd(
     console.print(
         f"{len(picked)} of {len(trials.records)} trials of {shown(trials.where)}; "
         "read one with `vwt trials show KEY` (a unique key prefix is enough)",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def _print_groups(trials: TrialSet, groups: list[TrialGroup], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps([g.model_dump(mode="json") for g in groups], indent=2))
+        return
+    rows = []
+    for g in groups:
+        c = trials.conditions.get(g.condition_id)
+        label = condition_label(c, trials.source) if c is not None else shown(g.condition_id)
+        outcomes = ", ".join(f"{o} {n}" for o, n in sorted(g.outcomes.items()))
+        why = f"{g.reason_trials}× {shown(g.reason)}" if g.reason else "-"
+        rows.append(
+            (
+                g.phase,
+                shown(g.submission) if g.submission else "baseline",
+                label,
+                f"{g.trials} trials ({outcomes})",
+                f"e.g. {g.example[:12]}",
+                why,
+            )
+        )
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(5)]
+    for row in rows:
+        line = "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=False)) + "  " + row[5]
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    console.print(
+        f"{sum(g.trials for g in groups)} of {len(trials.records)} trials of "
+        f"{shown(trials.where)} in {len(groups)} groups; read one with `vwt trials show KEY`",
         markup=False,
         highlight=False,
         soft_wrap=True,

@@ -192,3 +192,36 @@ def test_a_missing_release_or_home_is_a_clear_error(tmp_path: Path) -> None:
     assert_refused(["trials", "list", "--release", str(tmp_path / "nowhere")], "cannot read")
     code, out = vwt("trials", "list", "--home", str(tmp_path / "nohome"))
     assert code == 2 and "error:" in out, out
+
+
+def test_by_cell_groups_the_selected_trials_with_their_commonest_reason(
+    released: Cycle,
+) -> None:
+    args = [
+        "--release",
+        str(released.paths.public),
+        "--outcome",
+        "critical",
+        "--outcome",
+        "failure",
+    ]
+    picked = listed(*args)
+    groups = listed(*args, "--by-cell")
+    assert sum(g["trials"] for g in groups) == len(picked) > 0
+    by_key = {r["key"]: r for r in picked}
+    for g in groups:
+        members = [
+            r
+            for r in picked
+            if (r["phase"], r["submission"], r["condition_id"])
+            == (g["phase"], g["submission"], g["condition_id"])
+        ]
+        assert len(members) == g["trials"] == sum(g["outcomes"].values())
+        assert by_key[g["example"]] in members
+        assert g["reason_trials"] >= 1 and g["reason"]
+    code, out = vwt("trials", "list", *args, "--by-cell")
+    assert code == 0, out
+    lines = out.splitlines()
+    assert len(lines) == len(groups) + 1
+    assert f"{len(picked)} of" in lines[-1] and f"in {len(groups)} groups" in lines[-1]
+    assert all(f"e.g. {g['example'][:12]}" in out for g in groups)
