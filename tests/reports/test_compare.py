@@ -19,7 +19,7 @@ from reports import (
     read_release,
     render_comparison,
 )
-from tests.reports.test_load import small_release
+from tests.reports.test_load import shared_release
 
 Json = dict[str, Any]
 Key = tuple[str, str, str]
@@ -29,11 +29,10 @@ Key = tuple[str, str, str]
 def releases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """Two small releases of two cycles with different seeds: prompt-recipe and typed-skill
     in A, typed-skill and retrieved-trajectories in B."""
-    root = tmp_path_factory.mktemp("compare")
-    a = small_release(root / "a", cycle_id="cmp-a", submissions=("prompt-recipe", "typed-skill"))
-    b = small_release(
-        root / "b",
-        cycle_id="cmp-b",
+    a = shared_release(tmp_path_factory)
+    b = shared_release(
+        tmp_path_factory,
+        cycle_id="compare-b",
         submissions=("typed-skill", "retrieved-trajectories"),
         seed=7,
     )

@@ -19,7 +19,6 @@ from reports import (
     ReportError,
     build_release,
     cell_flags,
-    export_release,
     load_release,
     read_release,
 )
@@ -55,11 +54,29 @@ def small_release(
     return build_release(cycle).parent
 
 
+_BUILT: dict[tuple[str, tuple[str, ...], int | None], Path] = {}
+
+
+def shared_release(
+    factory: pytest.TempPathFactory,
+    *,
+    cycle_id: str = "load",
+    submissions: tuple[str, ...] = ("prompt-recipe", "typed-skill"),
+    seed: int | None = None,
+) -> Path:
+    """``small_release`` built once per test session for these arguments, for tests that only
+    read it (copy it before editing)."""
+    key = (cycle_id, submissions, seed)
+    if key not in _BUILT:
+        home = factory.mktemp(cycle_id) / "home"
+        _BUILT[key] = small_release(home, cycle_id=cycle_id, submissions=submissions, seed=seed)
+    return _BUILT[key]
+
+
 @pytest.fixture(scope="module")
 def pub(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The published directory of a small release of two reference submissions."""
-    home = tmp_path_factory.mktemp("load") / "home"
-    return small_release(home, cycle_id="load", submissions=("prompt-recipe", "typed-skill"))
+    """The published directory of a small release of prompt-recipe and typed-skill."""
+    return shared_release(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
@@ -229,55 +246,3 @@ def test_a_cell_of_an_unlisted_condition_is_refused(pub: Path, tmp_path: Path) -
     (copy / RELEASE_FILE).write_text(json.dumps(data))
     with pytest.raises(ReportError, match="has cells of conditions it does not list: c-unlisted"):
         load_release(copy)
-
-
-def assert_same_tables(loaded: LoadedRelease, out: Path, fmt: str) -> None:
-    """Every table read back from ``out`` equals the loaded one, values and dtypes (a CSV is
-    read back with the loaded table's dtypes: CSV has none)."""
-    for name, table in loaded.tables().items():
-        path = out / f"{name}.{fmt}"
-        if fmt == "csv":
-            back = pd.read_csv(path, dtype=dict(table.dtypes))
-        else:
-            back = pd.read_parquet(path)
-        pd.testing.assert_frame_equal(back, table)
-
-
-@pytest.mark.parametrize("fmt", ["csv", "parquet"])
-def test_export_round_trips(loaded: LoadedRelease, pub: Path, tmp_path: Path, fmt: str) -> None:
-    written = export_release(pub, tmp_path / "out", fmt)
-    assert [(p.name, n) for p, n in written] == [
-        (f"{name}.{fmt}", len(table)) for name, table in loaded.tables().items()
-    ]
-    assert_same_tables(loaded, tmp_path / "out", fmt)
-
-
-def test_export_refuses_a_non_empty_directory_unless_forced(pub: Path, tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    out.mkdir()
-    (out / "notes.txt").write_text("mine")
-    with pytest.raises(ReportError, match="is not empty"):
-        export_release(pub, out, "csv")
-    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
-    export_release(pub, out, "csv", force=True)
-    assert (out / "notes.txt").read_text() == "mine" and (out / "cells.csv").is_file()
-
-
-def test_export_refuses_a_bad_format_or_a_file(pub: Path, tmp_path: Path) -> None:
-    with pytest.raises(ReportError, match="unknown export format 'xlsx'") as e:
-        export_release(pub, tmp_path / "out", "xlsx")
-    assert e.value.hint == "use one of csv, parquet"
-    (tmp_path / "file").write_text("")
-    with pytest.raises(ReportError, match="is a file, not a directory"):
-        export_release(pub, tmp_path / "file", "csv")
-    assert not (tmp_path / "out").exists()
-
-
-def test_parquet_without_pyarrow_writes_nothing(
-    pub: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(sys.modules, "pyarrow", None)
-    with pytest.raises(ReportError, match="writing Parquet needs pyarrow") as e:
-        export_release(pub, tmp_path / "out", "parquet")
-    assert e.value.hint is not None and "vwt[analysis]" in e.value.hint
-    assert not (tmp_path / "out").exists()

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from reports import RELEASE_FILE, ReleaseComparison, load_release
-from tests.reports.test_load import small_release
+from tests.reports.test_load import shared_release
 from vwt.cli import app
 
 runner = CliRunner()
@@ -25,9 +25,8 @@ def vwt(*args: str, width: int = 250) -> tuple[int, str]:
 
 @pytest.fixture(scope="module")
 def pub(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The published directory of a small release of two reference submissions."""
-    home = tmp_path_factory.mktemp("data") / "home"
-    return small_release(home, cycle_id="data", submissions=("prompt-recipe", "typed-skill"))
+    """The published directory of a small release of prompt-recipe and typed-skill."""
+    return shared_release(tmp_path_factory)
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
