@@ -92,8 +92,9 @@ class ReleaseComparison(_Frozen):
     only_a: tuple[CellRef, ...] = Field(description="Cells only release A has.")
     only_b: tuple[CellRef, ...] = Field(description="Cells only release B has.")
     ranks: tuple[RankChange, ...] = Field(
-        description="Per phase, every submission in both releases, by its rank in B; ranked by "
-        "mean gain over the target conditions of that phase both releases have cells for."
+        description="Per phase, every submission with cells in both releases, by its rank in B; "
+        "ranked by mean gain over the target conditions (by content) that both releases list and "
+        "every ranked submission has a cell for in both."
     )
 
     @property
