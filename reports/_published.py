@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchmark import family_for_env, serve
 from benchmark.errors import BenchmarkError
+from conditions._wire import MAX_FILE_BYTES
 from drift import InterfaceVersion, VersionFile, capped_bytes
 from reports._traces import compress_trace, trace_bytes, trace_name
 from reports.errors import ReportError
@@ -115,8 +116,8 @@ def published_files(
             key = next(r.key for r in records if r.trace_sha256 == sha)
             raise ReportError(
                 f"the store has no trace {sha[:16]}… for trial {key[:12]}… (or it is altered)",
-                "a release publishes every trial's trace: restore the store from a backup, or "
-                "run the trial again after removing its record",
+                "a release publishes every trial's trace: restore the store (vwt.sqlite in the "
+                "cycle's home) from a backup",
             )
         files.append((trace_name(sha), compress_trace(trace)))
     artifacts = []
@@ -198,7 +199,7 @@ def check_interfaces(
     ordered = sorted(interfaces, key=lambda v: v.id)
     _check_refs(refs, [interface_name(v.id) for v in ordered], "interface")
     for ref, v in zip(refs, ordered, strict=True):
-        data = _read(folder, ref, "interface file", MAX_BUNDLE_BYTES)
+        data = _read(folder, ref, "interface file", MAX_FILE_BYTES)
         if data != version_file_bytes(v):
             raise ReportError(
                 f"interface file {folder / ref.name} is not the version file of the release's "
