@@ -20,6 +20,7 @@ from reports import (
     build_release,
     cell_flags,
     cell_metrics,
+    condition_label,
     read_release,
     render_release,
 )
@@ -27,6 +28,8 @@ from reports._flags import FLAG_MEANINGS
 from reports._render import (
     FEW_FAMILIES_NOTE,
     LEGEND_LABELS,
+    MatrixLayout,
+    _pieces,
     interval_text,
     legend,
     matrix_layout,
@@ -78,18 +81,34 @@ def assert_every_cell_in_full(release: ReleaseStatement, out: str) -> None:
         assert out.count(text) >= n, text
 
 
-def _header_cells(out: str) -> list[str]:
-    """The column headers of every table, each joined across its wrapped lines."""
-    headers: list[str] = []
+def _table_rows(out: str) -> list[list[str]]:
+    """Every row of every table (headers too), each column's lines joined without spaces."""
     rows: list[list[str]] = []
+    lines: list[list[str]] = []
     for line in out.splitlines():
-        if line.startswith("┏"):
-            rows = []
-        elif line.startswith("┃"):
-            rows.append([part.strip() for part in line.strip("┃").split("┃")])
-        elif line.startswith("┡"):
-            headers += ["".join(column) for column in zip(*rows, strict=True)]
-    return headers
+        if line[:1] in ("┃", "│"):
+            lines.append([part.replace(" ", "") for part in line[1:-1].split(line[0])])
+        elif lines:
+            rows.append(["".join(column) for column in zip(*lines, strict=True)])
+            lines = []
+    return rows
+
+
+def assert_no_piece_cut(release: ReleaseStatement, layout: MatrixLayout) -> None:
+    """The columns are wide enough for every piece between the breaks of a condition label
+    (one changed axis per line), a submission label or a flag label: no word is cut."""
+    source = release.conditions[0].condition
+    for c in release.conditions:
+        for line in condition_label(c, source, "\n").splitlines():
+            assert max(len(p.rstrip()) for p in _pieces(line)) <= layout.label, line
+    notes = [*submission_labels(release).values()]
+    notes += [f.label for cell in release.cells for f in cell_flags(cell)]
+    for note in notes:
+        assert max(len(p.rstrip()) for p in _pieces(note)) <= layout.cell, note
+
+
+def _compact(text: str) -> str:
+    return text.replace(" ", "")
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -97,13 +116,22 @@ def test_the_matrix_fits_each_width_with_nothing_cut(release: ReleaseStatement, 
     out = _rendered(release, width)
     assert_fits(out, width)
     assert_every_cell_in_full(release, out)
-    headers = _header_cells(out)
+    rows = _table_rows(out)
+    columns = {column for row in rows for column in row}
     for label in submission_labels(release).values():
-        assert label in headers  # whole, if wrapped over lines
+        assert _compact(label) in columns  # whole, if wrapped over lines
+    source = release.conditions[0].condition
+    for c in release.conditions:
+        assert _compact(condition_label(c, source)) in {row[0] for row in rows}
+    for cell in release.cells:
+        for flag in cell_flags(cell):
+            if flag.code not in ("few-families", "no-retention"):
+                assert any(_compact(flag.label) in column for column in columns), flag.label
     for phase in ("frozen", "adapted"):
-        tables = out.count(f"Transfer matrix ({phase})")
-        assert tables == len(matrix_layout(release, phase, width).groups) >= 1
-        assert headers.count("condition") >= tables
+        layout = matrix_layout(release, phase, width)
+        assert out.count(f"Transfer matrix ({phase})") == len(layout.groups) >= 1
+        assert_no_piece_cut(release, layout)
+    assert [row[0] for row in rows].count("condition") == out.count("Transfer matrix")
     assert "p_neg = " in out and "p(gain" not in out
     baseline = release.cells[0].metrics.score_without_ci
     assert interval_text(baseline.lo, baseline.hi, signed=False) in out
