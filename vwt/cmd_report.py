@@ -98,11 +98,19 @@ def html(
 def show(
     path: ReleasePath,
     detail: Annotated[
-        bool, typer.Option("--detail", help="Add a table per submission and phase.")
+        bool,
+        typer.Option(
+            "--detail",
+            help="Add every cell of each submission and phase: scores and gain with intervals, "
+            "p_neg, sign test, retention or why not, counts, adaptation, each flag explained.",
+        ),
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the release as JSON.")] = False,
 ) -> None:
-    """Print a release's transfer matrix (critical drift failures first); checks nothing."""
+    """Print a release's transfer matrix (critical drift failures first); checks nothing.
+
+    The matrix fits the terminal's width (or COLUMNS), in more tables if needed; nothing cut.
+    """
     signed = read_release(path)
     if as_json:
         typer.echo(signed.model_dump_json(indent=2))
