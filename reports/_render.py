@@ -346,7 +346,7 @@ def retention_notes(
 
 def critical_panel(release: ReleaseStatement) -> Panel | None:
     """One line per condition with critical drift failures: each submission and the baseline;
-    bold red where the artifacts caused more than the baseline's own."""
+    where the artifacts caused more than the baseline's own, how many more, in bold red."""
     source = release.conditions[0].condition
     labels = submission_labels(release)
     lines = []
@@ -362,14 +362,17 @@ def critical_panel(release: ReleaseStatement) -> Panel | None:
             for c in cells:
                 w = c.metrics.with_arm
                 line.append(f"{labels.get(c.bundle_hash, shown(c.submission))} ", style="")
-                style = "bold red" if w.critical > b.critical else ("" if w.critical else "green")
-                line.append(f"{w.critical}/{w.trials}", style=style)
+                if w.critical > b.critical:
+                    line.append(f"{w.critical}/{w.trials} (+{w.critical - b.critical})", "bold red")
+                else:
+                    line.append(f"{w.critical}/{w.trials}", style="" if w.critical else "green")
                 line.append(" · ")
             line.append(f"baseline {b.critical}/{b.trials}", style="red" if b.critical else "")
             lines.append(line)
     if not lines:
         return None
-    return Panel(Group(*lines), title="Critical drift failures (trials)", border_style="red")
+    title = "Critical drift failures (trials; +N = more than the baseline)"
+    return Panel(Group(*lines), title=title, border_style="red")
 
 
 def summary_lines(release: ReleaseStatement) -> list[Text]:

@@ -30,6 +30,7 @@ from reports._render import (
     LEGEND_LABELS,
     MatrixLayout,
     _pieces,
+    critical_panel,
     interval_text,
     legend,
     matrix_layout,
@@ -246,3 +247,37 @@ def test_the_legend_explains_the_flags_shown_as_they_read(release: ReleaseStatem
         else:
             assert f"{label} = " not in text
     assert "CRITICAL N (base M) = " in text  # the small release has critical drift failures
+
+
+def _critical_cell(name: str, critical: int, baseline_critical: int) -> Cell:
+    """A source cell of six tasks, ``critical`` of them critical with the artifacts and
+    ``baseline_critical`` without."""
+    with_arm = ArmOutcomes.from_trials(
+        (f"t{i}", "f", "critical" if i < critical else "success") for i in range(6)
+    )
+    without_arm = ArmOutcomes.from_trials(
+        (f"t{i}", "f", "critical" if i < baseline_critical else "failure") for i in range(6)
+    )
+    return Cell(
+        phase="frozen",
+        condition_id=SOURCE.id,
+        submission=f"{name}@1",
+        bundle_hash=name[0] * 64,
+        metrics=cell_metrics(with_arm, without_arm, bootstrap=200, seed=0),
+        invalid_trials=0,
+        dropped_tasks=0,
+    )
+
+
+def test_the_critical_panel_says_how_many_more_the_artifacts_caused() -> None:
+    release = _release(_critical_cell("recipe", 5, 2), _critical_cell("none", 2, 2))
+    panel = critical_panel(release)
+    assert panel is not None
+    text = _text(panel)
+    assert "recipe@1 5/6 (+3)" in text and "none@1 2/6 ·" in text and "baseline 2/6" in text
+    matrix = _text(
+        matrix_table(release, "frozen", ["r" * 64, "n" * 64], matrix_layout(release, "frozen", 200))
+    )
+    assert "CRITICAL 5 (base 2)" in matrix and "CRITICAL 2" not in matrix
+    assert "baseline critical 2" in matrix
+    assert critical_panel(_release(_critical_cell("safe", 0, 0))) is None
