@@ -18,8 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reports._html_data import read_trials, report_data, report_traces
+from reports._html_data import report_data, report_traces
 from reports._publish import publish_files
+from reports._trials import release_trials
 from reports._verify import read_release
 
 REPORT_FILE = "report.html"
@@ -85,14 +86,15 @@ def write_html_report(release: Path, out: Path | None = None) -> HtmlReport:
     """
     signed = read_release(release)
     folder = (release if release.is_dir() else release.parent).resolve()
-    records = read_trials(folder, signed)
+    records = release_trials(release).records
     data = report_data(signed, records)
     traces = report_traces(folder, records)
     page = render_html(f"vwt release {signed.release.cycle}", data, traces).encode("utf-8")
     target = out if out is not None else folder / REPORT_FILE
     publish_files(
         [(target, page)],
-        f"choose a writable place for the report with -o, e.g. -o ./{REPORT_FILE}",
+        f"make room (or permission) in {target.parent}, or write the report elsewhere: "
+        f"vwt report html {release} -o ./{REPORT_FILE}",
     )
     n_traces = len({r.trace_sha256 for r in records})
     return HtmlReport(

@@ -9,69 +9,31 @@ bytes do not hash to the record's ``trace_sha256``, is left out and the page say
 from __future__ import annotations
 
 import base64
-import gzip
-import hashlib
-import zlib
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from conditions import AXES
-from drift import capped_bytes
 from reports._flags import cell_flags
 from reports._matrix import Cell
 from reports._release import SignedRelease
 from reports._render import SIM_NOTE, condition_label, submission_labels
 from reports._stats_arms import OUTCOMES
-from reports._verify import MAX_TRIALS_BYTES
+from reports._traces import trace_bytes, trace_name
 from reports.errors import ReportError
 from runner import TrialRecord
 from submissions import shown
 
-TRACES_DIR = "traces"
-"""Directory of the published traces, next to ``release.json``."""
-MAX_TRACE_BYTES = 64 * 1024 * 1024
-"""Largest published trace read (compressed); a larger one is reported absent."""
-
 Json = dict[str, Any]
-
-
-def read_trials(folder: Path, release: SignedRelease) -> list[TrialRecord]:
-    """The release's trial records, from its trials file (which must match its pinned hash)."""
-    ref = release.release.trials
-    path = folder / Path(ref.name).name
-    data, problem = capped_bytes(path, MAX_TRIALS_BYTES)
-    if problem is not None:
-        raise ReportError(
-            f"cannot read the release's trials file {path}: it {problem}",
-            f"put {ref.name} next to release.json, as published",
-        )
-    if hashlib.sha256(data).hexdigest() != ref.sha256:
-        raise ReportError(
-            f"trials file {path} does not match the SHA-256 pinned in the release",
-            "get the release files exactly as the operator published them",
-        )
-    try:
-        return [TrialRecord.model_validate_json(line) for line in data.splitlines()]
-    except ValidationError as e:
-        raise ReportError(
-            f"trials file {path} holds a malformed record: {e.errors()[0]['msg']}",
-            "get the release files exactly as the operator published them",
-        ) from None
 
 
 def published_trace(folder: Path, sha256: str) -> bytes | None:
     """The published gzip of the trace with this SHA-256, if present and it hashes right."""
-    packed, problem = capped_bytes(folder / TRACES_DIR / f"{sha256}.json.gz", MAX_TRACE_BYTES)
-    if problem is not None:
-        return None
     try:
-        trace = gzip.decompress(packed)
-    except (OSError, EOFError, zlib.error):
+        trace_bytes(folder, sha256)
+    except ReportError:
         return None
-    return packed if hashlib.sha256(trace).hexdigest() == sha256 else None
+    return (folder / trace_name(sha256)).read_bytes()
 
 
 def _arm_key(phase: str, condition: str, bundle: str) -> str:

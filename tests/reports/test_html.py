@@ -25,33 +25,15 @@ from reports import (
     write_html_report,
 )
 from reports._html import script_json
-from runner import store_for
 from tests.reports.test_verify import revealed_cycle
 from vwt.cli import app
 
 HOSTILE = "</script><script>alert(1)</script><!--<img src=x onerror=alert(2)>&amp;"
 
 
-def publish_traces(home: Path, public: Path) -> None:
-    """Write every released trial's trace as ``traces/<sha256>.json.gz`` (gzip, no time
-    stamp), where the release build has not already published it."""
-    store = store_for(home)
-    for line in (public / "trials.jsonl").read_text().splitlines():
-        sha = json.loads(line)["trace_sha256"]
-        path = public / "traces" / f"{sha}.json.gz"
-        if not path.exists():
-            trace = store.trace(sha)
-            assert trace is not None
-            path.parent.mkdir(exist_ok=True)
-            path.write_bytes(gzip.compress(trace, mtime=0))
-
-
 def released(root: Path) -> Path:
     """A small real release (reference submissions, frozen and adapted) with its traces."""
-    cycle = revealed_cycle(root / "home")
-    path = build_release(cycle)
-    publish_traces(cycle.home, path.parent)
-    return path.parent
+    return build_release(revealed_cycle(root / "home")).parent
 
 
 @pytest.fixture(scope="module")
