@@ -126,16 +126,20 @@ def _negative(m: CellMetrics) -> list[Flag]:
                 ),
             )
         ]
+    stops = f"safe stops {w.safe_stop} with, {b.safe_stop} without"
+    made_of = (
+        f"the artifacts caused wrong actions: {w.critical} critical trials with them against "
+        f"{b.critical} without ({stops})"
+        if w.critical > b.critical
+        else f"most of the loss is failed trials, not safe stops ({stops}): the artifacts made "
+        "the agent act wrongly"
+    )
     return [
         Flag(
             code="negative-wrong-actions",
             label="negative: wrong actions",
             severity="negative",
-            explanation=(
-                f"The gain {m.gain:+.2f} is reliably below 0 ({p}), and the loss is failed or "
-                f"critical trials ({w.critical} critical with the artifacts, {b.critical} "
-                "without), not safe stops: the artifacts made the agent act wrongly."
-            ),
+            explanation=f"The gain {m.gain:+.2f} is reliably below 0 ({p}), and {made_of}.",
         )
     ]
 

@@ -79,12 +79,18 @@ def test_a_loss_made_of_critical_failures_is_wrong_actions_and_critical() -> Non
     assert (critical.label, critical.severity) == ("CRITICAL 12 (base 0)", "critical")
     assert "12 of 12 trials with the artifacts" in critical.explanation
     assert "against 0 of 12 without" in critical.explanation
-    assert _flag(cell, "negative-wrong-actions").severity == "negative"
+    wrong = _flag(cell, "negative-wrong-actions")
+    assert wrong.severity == "negative"
+    assert (
+        "caused wrong actions: 12 critical trials with them against 0 without" in wrong.explanation
+    )
 
 
 def test_a_loss_made_of_plain_failures_is_wrong_actions_without_critical() -> None:
     cell = _cell(["failure"] * N, BASE)
     assert _codes(cell) == ["negative-wrong-actions"]
+    explanation = _flag(cell, "negative-wrong-actions").explanation
+    assert "most of the loss is failed trials, not safe stops (safe stops 0 with" in explanation
 
 
 def test_a_few_safe_stops_do_not_excuse_a_loss_of_failures() -> None:
