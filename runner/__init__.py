@@ -2,7 +2,7 @@
 
 from runner._accounting import Accounting, CellAccounting, account
 from runner._dev import DevRun, dev_condition, dev_store, run_dev
-from runner._execute import MAX_ATTEMPTS, Execution, Progress, execute
+from runner._execute import MAX_ATTEMPTS, Execution, Progress, RunInterrupted, execute
 from runner._lock import LOCK_NAME, home_lock
 from runner._phase import (
     check_evaluation_size,
@@ -21,7 +21,7 @@ from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import DEFAULT_IMAGE, docker_status, remove_stale_sandboxes
 from runner._sandbox_local import LocalSandbox
 from runner._store import TrialStore
-from runner._worker import run_batch
+from runner._worker import run_batch, stream_batch
 from runner.errors import RunnerError
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "LocalSandbox",
     "Mount",
     "Progress",
+    "RunInterrupted",
     "RunnerError",
     "Sandbox",
     "SandboxKind",
@@ -63,5 +64,6 @@ __all__ = [
     "run_phase",
     "start_ray",
     "store_for",
+    "stream_batch",
     "trial_key",
 ]

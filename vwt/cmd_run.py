@@ -68,8 +68,8 @@ MaxAttempts = Annotated[
 ]
 
 
-def _progress(as_json: bool) -> AbstractContextManager[Progress | None]:
-    return nullcontext() if as_json else trial_progress()
+def _progress(as_json: bool, what: str) -> AbstractContextManager[Progress | None]:
+    return nullcontext() if as_json else trial_progress(what)
 
 
 def _emit(data: dict[str, Any]) -> None:
@@ -113,7 +113,7 @@ def _phase(
     as_json: bool,
 ) -> None:
     cycle = Cycle.open(home)
-    with _progress(as_json) as progress:
+    with _progress(as_json, f"{phase} trials") as progress:
         execution, accounting = run_phase(
             cycle,
             phase,
@@ -286,7 +286,7 @@ def dev(
     """
     bundle = load_bundle(submission)
     spec = CycleSpec.load(spec_path if spec_path is not None else default_cycle_spec_path())
-    with _progress(as_json) as progress:
+    with _progress(as_json, "dev trials") as progress:
         run = run_dev(
             bundle,
             spec,
