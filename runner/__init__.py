@@ -13,7 +13,7 @@ from runner._phase import (
     store_for,
 )
 from runner._plan import plan_phase
-from runner._ray import start_ray
+from runner._ray import ADDRESS_ENV, start_ray
 from runner._records import Batch, TrialRecord, TrialSpec, trial_key
 from runner._sandbox import SandboxKind, make_sandbox, resolve_sandbox_kind
 from runner._sandbox_base import ExecResult, Mount, Sandbox
@@ -25,6 +25,7 @@ from runner._worker import run_batch, stream_batch
 from runner.errors import RunnerError
 
 __all__ = [
+    "ADDRESS_ENV",
     "DEFAULT_IMAGE",
     "LOCK_NAME",
     "MAX_ATTEMPTS",

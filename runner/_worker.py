@@ -46,6 +46,7 @@ def _record(
     result: TrialResult,
     started: str,
     trace_sha: str,
+    node: str | None,
 ) -> TrialRecord:
     c = batch.condition
     return TrialRecord(
@@ -71,6 +72,7 @@ def _record(
         schema_digests={fam.env_id: served.digest},
         verifier_version=fam.verifier_version,
         sandbox=sandbox,
+        node=node,
         started_at=started,
         ended_at=_now(),
         usage=result.run.usage,
@@ -84,6 +86,15 @@ def _record(
         verifier_reasons=result.verifier.reasons if result.verifier else (),
         trace_sha256=trace_sha,
     )
+
+
+def _ray_node() -> str | None:
+    """The id of the Ray node this process works for, or None outside Ray."""
+    if "ray" not in sys.modules:
+        return None
+    import ray
+
+    return ray.get_runtime_context().get_node_id() if ray.is_initialized() else None
 
 
 Row = tuple[str, bytes]
@@ -109,6 +120,7 @@ async def run_batch_async(
     # Locally, the host interpreter in isolated mode runs the stdlib-only backend.
     python = [sys.executable, "-I", "-S"] if sandbox.kind == "local" else ["python3"]
     limit = asyncio.Semaphore(concurrency)
+    node = _ray_node()
     # Requests carry the trial seed (shared by every arm) and the arm, so that arms share
     # their trait draws but not their sampling noise; the record keeps the trial seed.
     arm = batch.bundle_hash if batch.bundle_hash is not None else "baseline"
@@ -135,7 +147,7 @@ async def run_batch_async(
             )
         trace = json.dumps(result.run.messages, sort_keys=True).encode()
         sha = hashlib.sha256(trace).hexdigest()
-        record = _record(batch, spec, fam, served, sandbox.kind, result, started, sha)
+        record = _record(batch, spec, fam, served, sandbox.kind, result, started, sha, node)
         row = record.model_dump_json(), zlib.compress(trace)
         if emit is not None:
             emit(row)

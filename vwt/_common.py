@@ -30,6 +30,7 @@ from benchmark.errors import BenchmarkError
 from conditions.errors import ConditionsError
 from drift.errors import DriftError
 from reports.errors import ReportError
+from runner import ADDRESS_ENV
 from runner.errors import RunnerError
 from submissions.errors import SubmissionError
 
@@ -142,6 +143,26 @@ def exit_on_system_error(error: BaseException) -> None:
     if known is not None:
         print_user_error(*known)
         raise typer.Exit(EXIT_USER_ERROR) from None
+
+
+RayAddress = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        envvar="RAY_ADDRESS",
+        show_envvar=True,
+        help="Run the trials on the existing Ray cluster at this address (e.g. head:6379 or "
+        "ray://head:10001) instead of a private local runtime. vwt's code reaches the "
+        "cluster's workers through Ray's runtime environment; only this process writes the "
+        "store. Also read from VWT_RAY_ADDRESS.",
+    ),
+]
+
+
+def use_ray_address(address: str | None) -> None:
+    """Make the runner join the cluster at ``address`` (when given) instead of starting one."""
+    if address and address.strip():
+        os.environ[ADDRESS_ENV] = address.strip()
 
 
 @contextmanager
