@@ -2,7 +2,7 @@
 
 from runner._accounting import Accounting, CellAccounting, account
 from runner._dev import DevRun, dev_condition, dev_store, run_dev
-from runner._execute import MAX_ATTEMPTS, Execution, Progress, execute
+from runner._execute import MAX_ATTEMPTS, Execution, Progress, RunInterrupted, execute
 from runner._lock import LOCK_NAME, home_lock
 from runner._phase import (
     check_evaluation_size,
@@ -13,7 +13,7 @@ from runner._phase import (
     store_for,
 )
 from runner._plan import plan_phase
-from runner._ray import start_ray
+from runner._ray import ADDRESS_ENV, start_ray
 from runner._records import Batch, TrialRecord, TrialSpec, trial_key
 from runner._sandbox import SandboxKind, make_sandbox, resolve_sandbox_kind
 from runner._sandbox_base import ExecResult, Mount, Sandbox
@@ -21,10 +21,11 @@ from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import DEFAULT_IMAGE, docker_status, remove_stale_sandboxes
 from runner._sandbox_local import LocalSandbox
 from runner._store import TrialStore
-from runner._worker import run_batch
+from runner._worker import run_batch, stream_batch
 from runner.errors import RunnerError
 
 __all__ = [
+    "ADDRESS_ENV",
     "DEFAULT_IMAGE",
     "LOCK_NAME",
     "MAX_ATTEMPTS",
@@ -38,6 +39,7 @@ __all__ = [
     "LocalSandbox",
     "Mount",
     "Progress",
+    "RunInterrupted",
     "RunnerError",
     "Sandbox",
     "SandboxKind",
@@ -63,5 +65,6 @@ __all__ = [
     "run_phase",
     "start_ray",
     "store_for",
+    "stream_batch",
     "trial_key",
 ]

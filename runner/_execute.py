@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -15,11 +16,12 @@ from runner._records import Batch, TrialRecord
 from runner._sandbox import SandboxKind, resolve_sandbox_kind
 from runner._sandbox_engine import remove_stale_sandboxes
 from runner._store import TrialStore
-from runner._worker import run_batch
+from runner._worker import stream_batch
 from runner.errors import RunnerError
 
 Progress = Callable[[int, int], None]
-"""Called with (attempts finished, attempts to run) as batches complete; retries add to both."""
+"""Called with (attempts stored, attempts to run): with 0 before the runtime starts, then as
+finished trials are stored; retries of invalid trials add to both."""
 
 MAX_ATTEMPTS = 3
 """Default attempts per trial and invocation: the first run and two retries of an invalid one."""
@@ -44,7 +46,9 @@ class Execution(BaseModel):
         default=None, description="Why the first of those (in plan order) was invalid."
     )
     failed_batches: list[str] = Field(
-        default_factory=list, description="Errors of batches that raised instead of returning."
+        default_factory=list,
+        description="Errors of batches that stopped before handing out every trial: how many "
+        "trials each lost and how many of those were run again.",
     )
 
 
@@ -65,6 +69,16 @@ def _reason(record: TrialRecord) -> str:
     )
 
 
+FLUSH_ROWS = 64
+"""Finished trials the driver holds before writing them to the store."""
+FLUSH_SECONDS = 0.5
+"""The longest a finished trial waits in the driver before it is written to the store."""
+
+
+class RunInterrupted(RunnerError):
+    """The run was stopped (Ctrl-C); every trial that finished before is stored."""
+
+
 def execute(
     store: TrialStore,
     batches: list[Batch],
@@ -75,15 +89,18 @@ def execute(
     max_attempts: int = MAX_ATTEMPTS,
     progress: Progress | None = None,
 ) -> Execution:
-    """Run the trials of ``batches`` without a valid record on Ray, storing as they finish.
+    """Run the trials of ``batches`` without a valid record on Ray, storing them as they finish.
 
-    Pending trials are those with no stored attempt or only invalid ones. A trial that comes
-    back invalid is run again at once, up to ``max_attempts`` attempts per trial in this call;
-    every attempt is stored (numbered after the stored ones). ``sealed`` runs (the frozen and
-    adapted phases) do not fall back to the local sandbox unless it is asked for by name.
+    Pending trials are those with no stored attempt or only invalid ones. Each batch is a Ray
+    generator task that streams its trials back as they end; the driver (and only it) writes
+    them to the store within ``FLUSH_SECONDS``, so a killed driver or worker loses at most the
+    trials in flight, and running again runs exactly the missing ones. A trial that comes back
+    invalid, or that a crashed batch never returned, is run again at once, up to
+    ``max_attempts`` attempts per trial in this call; every attempt is stored (numbered after
+    the stored ones). ``sealed`` runs (the frozen and adapted phases) do not fall back to the
+    local sandbox unless it is asked for by name. Ctrl-C stores what finished and raises
+    :class:`RunInterrupted` saying how to resume.
     """
-    import ray
-
     if max_attempts < 1:
         raise RunnerError(f"max attempts must be at least 1, got {max_attempts}", "e.g. 3")
     # Settings the workers read: a malformed one is one error here, not a failure per batch.
@@ -97,50 +114,146 @@ def execute(
     )
     if not todo:
         return result
+    if progress:
+        progress(0, total)
     kind = resolve_sandbox_kind(sandbox, sealed=sealed)
     if kind is SandboxKind.docker:
         remove_stale_sandboxes()
-    start_ray()
-    remote: Any = ray.remote(num_cpus=1, max_retries=1)(run_batch)
-    last = store.last_attempts()
-    tries: Counter[str] = Counter()
-    refs: dict[Any, Batch] = {}
-    invalid: dict[str, TrialRecord] = {}
-
-    def submit(batch: Batch) -> None:
-        tries.update(t.key for t in batch.trials)
-        refs[remote.remote(batch.model_dump_json(), kind.value, concurrency)] = batch
-
-    for batch in todo:
-        submit(batch)
-    while refs:
-        ready, _ = ray.wait(list(refs), num_returns=1)
-        batch = refs.pop(ready[0])
-        try:
-            rows = ray.get(ready[0])
-        except Exception as e:  # a batch that crashed is reported, not fatal to the run
-            result.failed_batches.append(f"{batch.condition_id}/{batch.arm}: {e}")
-            continue
-        stored = []
-        for record_json, trace in rows:
-            record = TrialRecord.model_validate_json(record_json)
-            last[record.key] = last.get(record.key, 0) + 1
-            stored.append((record.model_copy(update={"attempt": last[record.key]}), trace))
-        store.insert(stored)
-        for record, _ in stored:
-            result.ran += 1
-            result.retried += record.attempt > 1
-            if record.outcome == INVALID:
-                invalid[record.key] = record
-            else:
-                invalid.pop(record.key, None)
-        retry = tuple(t for t in batch.trials if t.key in invalid and tries[t.key] < max_attempts)
-        if retry:
-            total += len(retry)
-            submit(batch.model_copy(update={"trials": retry}))
-        if progress:
-            progress(result.ran, total)
-    left = [invalid[k] for k in planned if k in invalid]
+    run = _Run(store, result, max_attempts, progress, total)
+    try:
+        start_ray()
+        run.start(todo, kind.value, concurrency)
+        run.drain()
+    except KeyboardInterrupt:
+        run.stop()
+        missing = len(planned) - result.already_stored - len(run.finished)
+        raise RunInterrupted(
+            f"interrupted: {len(run.finished)} trials of this run are stored, "
+            f"{missing} not run yet",
+            "run the same command again to run only those; stored trials are not run again",
+        ) from None
+    left = [run.invalid[k] for k in planned if k in run.invalid]
     result.still_invalid = len(left)
     result.first_invalid = _reason(left[0]) if left else None
     return result
+
+
+class _Run:
+    """The driver's side of one execution: Ray generator tasks in flight, finished trials not
+    yet written, attempts per trial."""
+
+    def __init__(
+        self,
+        store: TrialStore,
+        result: Execution,
+        max_attempts: int,
+        progress: Progress | None,
+        total: int,
+    ) -> None:
+        self.store, self.result, self.max_attempts = store, result, max_attempts
+        self.progress, self.total = progress, total
+        self.last = store.last_attempts()
+        self.tries: Counter[str] = Counter()
+        self.streams: dict[Any, Batch] = {}
+        self.received: dict[Any, set[str]] = {}
+        self.buffer: list[tuple[TrialRecord, bytes]] = []
+        self.oldest = 0.0
+        self.invalid: dict[str, TrialRecord] = {}
+        self.finished: set[str] = set()
+
+    def start(self, batches: list[Batch], kind: str, concurrency: int) -> None:
+        import ray
+
+        # max_retries=0: a crashed batch's missing trials are re-submitted here, not re-run
+        # whole by Ray (its finished trials are already stored).
+        self.remote: Any = ray.remote(num_cpus=1, max_retries=0)(stream_batch)
+        self.kind, self.concurrency = kind, concurrency
+        for batch in batches:
+            self._submit(batch)
+
+    def _submit(self, batch: Batch) -> None:
+        self.tries.update(t.key for t in batch.trials)
+        stream = self.remote.remote(batch.model_dump_json(), self.kind, self.concurrency)
+        self.streams[stream] = batch
+        self.received[stream] = set()
+
+    def drain(self) -> None:
+        import ray
+
+        while self.streams:
+            ready, _ = ray.wait(list(self.streams), num_returns=1, timeout=FLUSH_SECONDS)
+            if ready:
+                self._take(ready[0])
+            if self.buffer and (not ready or time.monotonic() - self.oldest >= FLUSH_SECONDS):
+                self._flush()
+        self._flush()
+
+    def _take(self, stream: Any) -> None:
+        import ray
+
+        batch = self.streams[stream]
+        try:
+            rows = ray.get(next(stream))
+        except StopIteration:
+            self._end(stream, batch, None)
+            return
+        except Exception as e:  # the batch crashed: what it returned is kept
+            self._end(stream, batch, e)
+            return
+        for record_json, trace in rows:
+            record = TrialRecord.model_validate_json(record_json)
+            self.received[stream].add(record.key)
+            if not self.buffer:
+                self.oldest = time.monotonic()
+            self.buffer.append((record, trace))
+        if len(self.buffer) >= FLUSH_ROWS:
+            self._flush()
+
+    def _end(self, stream: Any, batch: Batch, error: Exception | None) -> None:
+        """A batch's stream ended: run again its invalid trials and those it never returned."""
+        self._flush()
+        self.streams.pop(stream)
+        got = self.received.pop(stream)
+        lost = [t for t in batch.trials if t.key not in got]
+        again = [t for t in batch.trials if t.key in self.invalid or t.key not in got]
+        retry = tuple(t for t in again if self.tries[t.key] < self.max_attempts)
+        if error is not None and lost:
+            rerun = sum(t.key not in got for t in retry)
+            self.result.failed_batches.append(
+                f"{batch.condition_id}/{batch.arm}: {error} ({len(lost)} trials lost, "
+                f"{rerun} run again)"
+            )
+        if retry:
+            self.total += sum(t.key in self.invalid for t in retry)
+            self._submit(batch.model_copy(update={"trials": retry}))
+
+    def _flush(self) -> None:
+        if not self.buffer:
+            return
+        stored = []
+        for record, trace in self.buffer:
+            self.last[record.key] = self.last.get(record.key, 0) + 1
+            stored.append((record.model_copy(update={"attempt": self.last[record.key]}), trace))
+        self.buffer = []
+        self.store.insert(stored)
+        for record, _ in stored:
+            self.result.ran += 1
+            self.result.retried += record.attempt > 1
+            if record.outcome == INVALID:
+                self.invalid[record.key] = record
+            else:
+                self.invalid.pop(record.key, None)
+                self.finished.add(record.key)
+        if self.progress:
+            self.progress(self.result.ran, self.total)
+
+    def stop(self) -> None:
+        """Store what finished, and cancel the batches still running."""
+        import ray
+
+        try:
+            self._flush()
+        finally:
+            for stream in self.streams:
+                ray.cancel(stream, force=True)
+            self.streams.clear()

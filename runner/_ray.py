@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 from typing import Any
 
 ADDRESS_ENV = "VWT_RAY_ADDRESS"
-"""Environment variable: address of an existing Ray cluster to run on (``ray.init(address)``)."""
+"""Environment variable: address of an existing Ray cluster to run on (``ray.init(address)``);
+``vwt``'s ``--ray-address`` (or ``RAY_ADDRESS``) sets it."""
+
+PACKAGES = ("adapt", "benchmark", "conditions", "drift", "reports", "runner", "submissions", "vwt")
+"""vwt's packages: shipped to a cluster's workers through Ray's runtime environment."""
 
 FORWARDED_ENV = ("VWT_MODEL_TIMEOUT_S", "VWT_MODEL_ATTEMPTS", "VWT_BACKEND_TIMEOUT_S")
 """Settings of the driver's environment that workers get too (on a cluster as well)."""
@@ -59,6 +64,9 @@ def start_ray(num_cpus: int | None = None, setup_hook: str | None = None) -> Non
         "log_to_driver": True,
     }
     if address:
+        # the cluster's nodes get this driver's code from Ray (uploaded once, cached by hash)
+        runtime_env["py_modules"] = [importlib.import_module(p) for p in PACKAGES]
+        runtime_env["excludes"] = ["__pycache__", "*.pyc"]
         ray.init(address=address, **common)
         return
     _single_machine()

@@ -100,6 +100,9 @@ class TrialRecord(BaseModel):
     schema_digests: dict[str, str] = Field(description="Served schema digest per environment.")
     verifier_version: str = Field(description="Verifier version.")
     sandbox: str = Field(description="Sandbox kind the backend ran in.")
+    node: str | None = Field(
+        default=None, description="Id of the Ray node whose worker ran the trial (None: no Ray)."
+    )
     started_at: str = Field(description="Start (RFC 3339, UTC, ms).")
     ended_at: str = Field(description="End (RFC 3339, UTC, ms).")
     usage: Usage = Field(description="Model usage.")

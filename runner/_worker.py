@@ -7,6 +7,7 @@ import hashlib
 import json
 import sys
 import zlib
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 from benchmark import (
@@ -45,6 +46,7 @@ def _record(
     result: TrialResult,
     started: str,
     trace_sha: str,
+    node: str | None,
 ) -> TrialRecord:
     c = batch.condition
     return TrialRecord(
@@ -70,6 +72,7 @@ def _record(
         schema_digests={fam.env_id: served.digest},
         verifier_version=fam.verifier_version,
         sandbox=sandbox,
+        node=node,
         started_at=started,
         ended_at=_now(),
         usage=result.run.usage,
@@ -85,10 +88,27 @@ def _record(
     )
 
 
+def _ray_node() -> str | None:
+    """The id of the Ray node this process works for, or None outside Ray."""
+    if "ray" not in sys.modules:
+        return None
+    import ray
+
+    return ray.get_runtime_context().get_node_id() if ray.is_initialized() else None
+
+
+Row = tuple[str, bytes]
+"""A finished trial: its record (JSON) and its compressed trace."""
+
+
 async def run_batch_async(
-    batch: Batch, sandbox_kind: str = "auto", concurrency: int = 16
-) -> list[tuple[str, bytes]]:
-    """Run every trial of ``batch``; returns (record JSON, compressed trace) per trial."""
+    batch: Batch,
+    sandbox_kind: str = "auto",
+    concurrency: int = 16,
+    emit: Callable[[Row], None] | None = None,
+) -> list[Row]:
+    """Run every trial of ``batch``; returns (record JSON, compressed trace) per trial, in
+    trial order, and hands each to ``emit`` as soon as it finishes."""
     c = batch.condition
     fam = family(batch.family)
     served = serve(fam.env_id, batch.interface)
@@ -100,6 +120,7 @@ async def run_batch_async(
     # Locally, the host interpreter in isolated mode runs the stdlib-only backend.
     python = [sys.executable, "-I", "-S"] if sandbox.kind == "local" else ["python3"]
     limit = asyncio.Semaphore(concurrency)
+    node = _ray_node()
     # Requests carry the trial seed (shared by every arm) and the arm, so that arms share
     # their trait draws but not their sampling noise; the record keeps the trial seed.
     arm = batch.bundle_hash if batch.bundle_hash is not None else "baseline"
@@ -109,7 +130,7 @@ async def run_batch_async(
         for i in sorted({t.task_index for t in batch.trials})
     }
 
-    async def one(spec: TrialSpec, backend: BackendProcess) -> tuple[str, bytes]:
+    async def one(spec: TrialSpec, backend: BackendProcess) -> Row:
         async with limit:
             started = _now()
             task = tasks[spec.task_index]
@@ -126,8 +147,11 @@ async def run_batch_async(
             )
         trace = json.dumps(result.run.messages, sort_keys=True).encode()
         sha = hashlib.sha256(trace).hexdigest()
-        record = _record(batch, spec, fam, served, sandbox.kind, result, started, sha)
-        return record.model_dump_json(), zlib.compress(trace)
+        record = _record(batch, spec, fam, served, sandbox.kind, result, started, sha, node)
+        row = record.model_dump_json(), zlib.compress(trace)
+        if emit is not None:
+            emit(row)
+        return row
 
     async with sandbox:
         backend = BackendProcess(await sandbox.spawn(backend_argv(python)))
@@ -142,25 +166,92 @@ class BatchFailed(Exception):
     malformed). Carries only a message, so it crosses process boundaries intact."""
 
 
-def run_batch(
-    batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16
-) -> list[tuple[str, bytes]]:
-    """Synchronous entry point (one event loop per worker process, reused across batches).
+def _loop() -> asyncio.AbstractEventLoop:
+    """This worker's event loop, created once and reused by every batch it runs.
 
-    Heavy imports happen here, before the loop runs and before any deadline starts: litellm
+    Heavy imports happen first, before the loop runs and before any deadline starts: litellm
     takes seconds to import (far longer under load), and imported on the first model call it
-    would stall every trial of the batch. Errors that stop the whole batch are raised as
-    :class:`BatchFailed` naming their class; a trial's own errors end only that trial.
+    would stall every trial of the batch.
     """
     global _LOOP
+    load_litellm()
+    ModelPolicy.from_env()
+    backend_timeout()
+    if _LOOP is None or _LOOP.is_closed():
+        _LOOP = asyncio.new_event_loop()
+    return _LOOP
+
+
+async def _next_rows(queue: asyncio.Queue[Row], running: asyncio.Task[list[Row]]) -> list[Row]:
+    """The trials finished since the last call (at least one), or [] when the batch is done.
+
+    Raises the batch's own error once every finished trial has been handed out.
+    """
+    if queue.empty() and not running.done():
+        waiter = asyncio.ensure_future(queue.get())
+        await asyncio.wait({waiter, running}, return_when=asyncio.FIRST_COMPLETED)
+        if waiter.done():
+            queue.put_nowait(waiter.result())
+        else:
+            waiter.cancel()
+    rows = []
+    while not queue.empty():
+        rows.append(queue.get_nowait())
+    if not rows and running.done():
+        running.result()  # raises what stopped the batch
+    return rows
+
+
+def _failed(e: Exception) -> BatchFailed:
+    # litellm's and others' errors may not survive pickling (Ray): carry only a message
+    hint = getattr(e, "hint", None)
+    return BatchFailed(f"{type(e).__name__}: {e}" + (f" ({hint})" if hint else ""))
+
+
+def stream_batch(
+    batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16
+) -> Iterator[list[Row]]:
+    """Run every trial of a batch, yielding the finished trials in small groups as they end.
+
+    As a Ray generator task this streams records to the driver while the batch runs, so a
+    crash loses only the trials in flight. Errors that stop the whole batch are raised as
+    :class:`BatchFailed` naming their class (after the trials that finished before it); a
+    trial's own errors end only that trial. Closing the generator early stops the batch and
+    its sandbox.
+    """
     try:
-        load_litellm()
-        ModelPolicy.from_env()
-        backend_timeout()
-        if _LOOP is None or _LOOP.is_closed():
-            _LOOP = asyncio.new_event_loop()
+        loop = _loop()
         batch = Batch.model_validate_json(batch_json)
-        return _LOOP.run_until_complete(run_batch_async(batch, sandbox_kind, concurrency))
-    except Exception as e:  # litellm's and others' errors may not survive pickling (Ray)
-        hint = getattr(e, "hint", None)
-        raise BatchFailed(f"{type(e).__name__}: {e}" + (f" ({hint})" if hint else "")) from None
+    except Exception as e:
+        raise _failed(e) from None
+    queue: asyncio.Queue[Row] = asyncio.Queue()
+    running = loop.create_task(
+        run_batch_async(batch, sandbox_kind, concurrency, emit=queue.put_nowait)
+    )
+    try:
+        while rows := _rows(loop, queue, running):
+            yield rows
+    finally:
+        if not running.done():
+            running.cancel()
+            loop.run_until_complete(asyncio.wait({running}))
+
+
+def _rows(
+    loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[Row], running: asyncio.Task[list[Row]]
+) -> list[Row]:
+    try:
+        return loop.run_until_complete(_next_rows(queue, running))
+    except Exception as e:
+        raise _failed(e) from None
+
+
+def run_batch(batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16) -> list[Row]:
+    """Run every trial of a batch to the end in this process; (record JSON, compressed trace)
+    per trial, in trial order. Errors as for :func:`stream_batch`."""
+    try:
+        loop = _loop()
+        batch = Batch.model_validate_json(batch_json)
+        return loop.run_until_complete(run_batch_async(batch, sandbox_kind, concurrency))
+    except Exception as e:
+        raise _failed(e) from None

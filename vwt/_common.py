@@ -6,6 +6,7 @@ import errno
 import functools
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,13 +15,22 @@ from typing import Annotated, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from adapt.errors import AdaptError
 from benchmark.errors import BenchmarkError
 from conditions.errors import ConditionsError
 from drift.errors import DriftError
 from reports.errors import ReportError
+from runner import ADDRESS_ENV
 from runner.errors import RunnerError
 from submissions.errors import SubmissionError
 
@@ -135,21 +145,58 @@ def exit_on_system_error(error: BaseException) -> None:
         raise typer.Exit(EXIT_USER_ERROR) from None
 
 
+RayAddress = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        envvar="RAY_ADDRESS",
+        show_envvar=True,
+        help="Run the trials on the existing Ray cluster at this address (e.g. head:6379 or "
+        "ray://head:10001) instead of a private local runtime. vwt's code reaches the "
+        "cluster's workers through Ray's runtime environment; only this process writes the "
+        "store. Also read from VWT_RAY_ADDRESS.",
+    ),
+]
+
+
+def use_ray_address(address: str | None) -> None:
+    """Make the runner join the cluster at ``address`` (when given) instead of starting one."""
+    if address and address.strip():
+        os.environ[ADDRESS_ENV] = address.strip()
+
+
 @contextmanager
-def trial_progress() -> Iterator[Callable[[int, int], None]]:
+def trial_progress(what: str = "trials") -> Iterator[Callable[[int, int], None]]:
     """A transient progress bar; yields the callback the runner reports (done, total) to.
 
-    Only on a terminal: piped or captured output gets no bar (and no stray blank line)."""
+    From the first report (the total, before the runtime starts) it shows the count, the
+    rate and the time left; a spinner turns while nothing is done yet. Only on a terminal:
+    piped or captured output gets no bar (and no stray blank line)."""
     if not console.is_terminal:
         yield lambda done, total: None
         return
     with Progress(
+        SpinnerColumn(),
         "[progress.description]{task.description}",
         BarColumn(),
         MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
         TimeElapsedColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
         console=console,
         transient=True,
     ) as bar:
-        job = bar.add_task("trials", total=None)
-        yield lambda done, total: bar.update(job, completed=done, total=total)
+        job = bar.add_task(what, total=None, rate="")
+        started: list[float] = []
+
+        def report(done: int, total: int) -> None:
+            now = time.monotonic()
+            if done and not started:
+                started.append(now)
+            rate = ""
+            if started and now > started[0]:
+                rate = f"{done / (now - started[0]):.1f}/s"
+            bar.update(job, completed=done, total=total, rate=rate)
+
+        yield report

@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from reports import ReleaseStatement, render_release
 from runner import SandboxKind
-from vwt._common import console, trial_progress, user_errors
+from vwt._common import RayAddress, console, trial_progress, use_ray_address, user_errors
 from vwt._demo import demo_spec, run_demo
 
 DEMO_HOME = Path(".vwt-demo")
@@ -74,6 +74,7 @@ def demo(
             "whose trials run test suites in the sandbox (several times longer).",
         ),
     ] = False,
+    ray_address: RayAddress = None,
 ) -> None:
     """Run a whole release cycle offline on the embedded default and print the matrix.
 
@@ -83,6 +84,7 @@ def demo(
     logged) and runs the adapted bundles, reveals and verifies the conditions, and writes a
     signed release. Models are simulated.
     """
+    use_ray_address(ray_address)
     started = time.perf_counter()
     spec = demo_spec(tasks, k, bootstrap, full=full)
     with trial_progress() as progress:

@@ -26,7 +26,16 @@ from runner import (
     run_dev,
     run_phase,
 )
-from vwt._common import DEFAULT_HOME, AsJson, Home, console, trial_progress, user_errors
+from vwt._common import (
+    DEFAULT_HOME,
+    AsJson,
+    Home,
+    RayAddress,
+    console,
+    trial_progress,
+    use_ray_address,
+    user_errors,
+)
 from vwt.cmd_submissions import load_bundle
 
 app = typer.Typer(
@@ -68,8 +77,8 @@ MaxAttempts = Annotated[
 ]
 
 
-def _progress(as_json: bool) -> AbstractContextManager[Progress | None]:
-    return nullcontext() if as_json else trial_progress()
+def _progress(as_json: bool, what: str) -> AbstractContextManager[Progress | None]:
+    return nullcontext() if as_json else trial_progress(what)
 
 
 def _emit(data: dict[str, Any]) -> None:
@@ -113,7 +122,7 @@ def _phase(
     as_json: bool,
 ) -> None:
     cycle = Cycle.open(home)
-    with _progress(as_json) as progress:
+    with _progress(as_json, f"{phase} trials") as progress:
         execution, accounting = run_phase(
             cycle,
             phase,
@@ -149,6 +158,7 @@ def frozen(
     k: CommittedTrials = None,
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
     as_json: AsJson = False,
+    ray_address: RayAddress = None,
 ) -> None:
     """Run every submission and the baseline in the source and every target.
 
@@ -158,6 +168,7 @@ def frozen(
     same command again. --json prints one object: cycle, phase, execution and
     accounting (per-cell counts, complete, clean).
     """
+    use_ray_address(ray_address)
     _phase("frozen", home, sandbox, tasks, k, max_attempts, as_json)
 
 
@@ -170,6 +181,7 @@ def adapted(
     k: CommittedTrials = None,
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
     as_json: AsJson = False,
+    ray_address: RayAddress = None,
 ) -> None:
     """Run the adapted bundles (cycle in state adapted_run, after `vwt adapt`).
 
@@ -179,6 +191,7 @@ def adapted(
     nothing runs nothing: its cell reuses the frozen trials. Resumable as
     `run frozen`; --json as for `run frozen`.
     """
+    use_ray_address(ray_address)
     _phase("adapted", home, sandbox, tasks, k, max_attempts, as_json)
 
 
@@ -271,6 +284,7 @@ def dev(
     sandbox: Sandbox = SandboxKind.auto,
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
     as_json: AsJson = False,
+    ray_address: RayAddress = None,
 ) -> None:
     """Run a bundle and the no-artifact baseline on the source's dev split.
 
@@ -284,9 +298,10 @@ def dev(
     safe_stop, pass_hat_k), gain, interval (lo, hi), confidence, p_negative,
     execution and accounting.
     """
+    use_ray_address(ray_address)
     bundle = load_bundle(submission)
     spec = CycleSpec.load(spec_path if spec_path is not None else default_cycle_spec_path())
-    with _progress(as_json) as progress:
+    with _progress(as_json, "dev trials") as progress:
         run = run_dev(
             bundle,
             spec,

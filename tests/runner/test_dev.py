@@ -99,7 +99,7 @@ def test_a_dev_run_keeps_invalid_trials_counted_and_the_next_run_retries_only_th
 ) -> None:
     marks = tmp_path / "marks"
     marks.mkdir()
-    monkeypatch.setattr("runner._execute.run_batch", failing_first(marks, times=2))
+    monkeypatch.setattr("runner._execute.stream_batch", failing_first(marks, times=2))
     recipe = reference_bundles()[1]
     home = tmp_path / "dev"
     run = run_dev(recipe, SPEC, home, tasks_per_split=2, k=2, sandbox="local", max_attempts=2)

@@ -3,8 +3,11 @@ attempt kept), and the workers' network guard."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +15,15 @@ import pytest
 
 from benchmark import default_cycle_spec_path
 from conditions import CycleSpec
-from runner import Batch, RunnerError, TrialRecord, TrialStore, execute, plan_phase, run_batch
+from runner import (
+    Batch,
+    RunnerError,
+    TrialRecord,
+    TrialStore,
+    execute,
+    plan_phase,
+    stream_batch,
+)
 from runner._plan import BATCH_SIZE
 from submissions import Bundle, reference_bundles
 from tests._netguard import NetworkBlocked
@@ -34,11 +45,13 @@ def test_execute_stores_every_trial_then_resume_is_a_no_op(
     assert (first.planned, first.already_stored, first.ran) == (8, 0, 8)
     assert first.failed_batches == []
     assert store.valid_keys() == planned
-    assert seen[-1] == (8, 8) and [d for d, _ in seen] == sorted(d for d, _ in seen)
-    before = store.records()
+    # the total is known before the runtime starts; then the count only grows
+    assert seen[0] == (0, 8) and seen[-1] == (8, 8)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    before, reported = store.records(), len(seen)
     second = execute(store, batches, sandbox="local", progress=lambda d, t: seen.append((d, t)))
     assert (second.planned, second.already_stored, second.ran) == (8, 8, 0)
-    assert store.records() == before and len(seen) == 4
+    assert store.records() == before and len(seen) == reported
 
 
 def test_execute_runs_only_what_is_missing(ray_runtime: None, tmp_path: Path) -> None:
@@ -69,26 +82,29 @@ def source_plan(
     )
 
 
-Worker = Callable[[str, str, int], list[tuple[str, bytes]]]
+Worker = Callable[[str, str, int], Iterator[list[tuple[str, bytes]]]]
 
 
 def failing_first(marks: Path, times: int, trial: int = 0) -> Worker:
-    """The real worker, except that the first ``times`` attempts of every trial with index
-    ``trial`` come back invalid (as a provider timeout would make them). ``marks`` (a directory
-    all Ray workers see) counts attempts."""
+    """The real (streaming) worker, except that the first ``times`` attempts of every trial
+    with index ``trial`` come back invalid (as a provider timeout would make them). ``marks``
+    (a directory all Ray workers see) counts attempts."""
 
-    def run(batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16) -> Any:
-        out = []
-        for record_json, trace in run_batch(batch_json, sandbox_kind, concurrency):
-            record = TrialRecord.model_validate_json(record_json)
-            mark = marks / record.key
-            seen = int(mark.read_text()) if mark.exists() else 0
-            mark.write_text(str(seen + 1))
-            if record.trial == trial and seen < times:
-                invalid = f"model: Timeout: injected ({seen + 1})"
-                record = record.model_copy(update={"outcome": "invalid", "invalid": invalid})
-            out.append((record.model_dump_json(), trace))
-        return out
+    def run(
+        batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16
+    ) -> Iterator[list[tuple[str, bytes]]]:
+        for rows in stream_batch(batch_json, sandbox_kind, concurrency):
+            out = []
+            for record_json, trace in rows:
+                record = TrialRecord.model_validate_json(record_json)
+                mark = marks / record.key
+                seen = int(mark.read_text()) if mark.exists() else 0
+                mark.write_text(str(seen + 1))
+                if record.trial == trial and seen < times:
+                    invalid = f"model: Timeout: injected ({seen + 1})"
+                    record = record.model_copy(update={"outcome": "invalid", "invalid": invalid})
+                out.append((record.model_dump_json(), trace))
+            yield out
 
     return run
 
@@ -96,7 +112,7 @@ def failing_first(marks: Path, times: int, trial: int = 0) -> Worker:
 def test_an_invalid_trial_is_retried_in_the_same_run_and_every_attempt_kept(
     ray_runtime: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("runner._execute.run_batch", failing_first(tmp_path, times=2))
+    monkeypatch.setattr("runner._execute.stream_batch", failing_first(tmp_path, times=2))
     store = TrialStore(tmp_path / "t.sqlite")
     seen: list[tuple[int, int]] = []
     batches = source_plan()
@@ -126,7 +142,7 @@ def test_trials_still_invalid_after_the_attempts_are_rerun_next_time_and_only_th
 ) -> None:
     marks = tmp_path / "marks"
     marks.mkdir()
-    monkeypatch.setattr("runner._execute.run_batch", failing_first(marks, times=99))
+    monkeypatch.setattr("runner._execute.stream_batch", failing_first(marks, times=99))
     store = TrialStore(tmp_path / "t.sqlite")
     batches = source_plan()
     down = execute(store, batches, sandbox="local", max_attempts=2)
@@ -136,12 +152,52 @@ def test_trials_still_invalid_after_the_attempts_are_rerun_next_time_and_only_th
     valid_before = [r for r in store.records() if r.outcome != "invalid"]
     assert len(valid_before) == 2
 
-    monkeypatch.setattr("runner._execute.run_batch", run_batch)  # the provider is back
+    monkeypatch.setattr("runner._execute.stream_batch", stream_batch)  # the provider is back
     up = execute(store, batches, sandbox="local")
     assert (up.planned, up.already_stored, up.ran, up.retried, up.still_invalid) == (4, 2, 2, 2, 0)
     assert [r for r in store.records() if r.trial == 1] == valid_before  # never re-run
     assert sorted(r.attempt for r in store.records() if r.trial == 0) == [3, 3]
     assert len(store.attempts()) == 8
+
+
+def dying_after_first_rows(marks: Path) -> Worker:
+    """The real streaming worker, counting how often each trial runs (in ``marks``); the
+    first time a batch runs, its worker process dies (SIGKILL) after handing out its first
+    group of finished trials, and the trials still running die with it."""
+
+    def run(
+        batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16
+    ) -> Iterator[list[tuple[str, bytes]]]:
+        batch = Batch.model_validate_json(batch_json)
+        first = not (marks / f"batch-{batch.condition_id}-{batch.arm}").exists()
+        (marks / f"batch-{batch.condition_id}-{batch.arm}").touch()
+        for rows in stream_batch(batch_json, sandbox_kind, 1):
+            for record_json, _ in rows:
+                mark = marks / TrialRecord.model_validate_json(record_json).key
+                mark.write_text(str(int(mark.read_text()) + 1 if mark.exists() else 1))
+            yield rows
+            if first:
+                time.sleep(1.5)  # the driver stores what it was handed
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    return run
+
+
+def test_a_crashed_batch_keeps_what_it_streamed_and_runs_only_the_rest_again(
+    ray_runtime: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    monkeypatch.setattr("runner._execute.stream_batch", dying_after_first_rows(marks))
+    store = TrialStore(tmp_path / "t.sqlite")
+    batches = source_plan(k=3)
+    result = execute(store, batches, sandbox="local")
+    planned = {t.key for b in batches for t in b.trials}
+    assert store.valid_keys() == planned and result.ran == len(planned) == 6
+    # every trial ran exactly once: none of the streamed ones was run again after the crash
+    assert {k: int((marks / k).read_text()) for k in planned} == dict.fromkeys(planned, 1)
+    assert len(result.failed_batches) == 1 and "trials lost" in result.failed_batches[0]
+    assert len(store.attempts()) == 6
 
 
 def test_max_attempts_must_be_positive(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from benchmark import VerifierResult, default_cycle_spec_path
 from benchmark.sim import SimServer
 from benchmark.support_ops import SupportOps
 from conditions import ConditionsError, Cycle, CycleSpec, CycleState
-from runner import TrialStore, phase_accounting, run_batch, store_for
+from runner import TrialStore, phase_accounting, store_for, stream_batch
 from runner._phase import adapted_bundles
 from submissions import load_bundle_dir, reference_bundles, reference_dir, submit
 from tests.reports.test_verify import (
@@ -184,7 +184,7 @@ def test_run_frozen_with_trials_still_invalid_names_the_reason_and_blocks_the_ad
 ) -> None:
     marks = tmp_path / "marks"
     marks.mkdir()
-    monkeypatch.setattr("runner._execute.run_batch", failing_first(marks, times=99))
+    monkeypatch.setattr("runner._execute.stream_batch", failing_first(marks, times=99))
     cycle = _cycle(tmp_path / "h")
     home = str(cycle.home)
     code, out = vwt("run", "frozen", "--home", home, "--sandbox", "local", "--max-attempts", "2")
@@ -201,7 +201,7 @@ def test_run_frozen_with_trials_still_invalid_names_the_reason_and_blocks_the_ad
     with pytest.raises(ConditionsError, match="invalid"):
         cycle.transition(CycleState.adaptation)
 
-    monkeypatch.setattr("runner._execute.run_batch", run_batch)  # the cause is fixed
+    monkeypatch.setattr("runner._execute.stream_batch", stream_batch)  # the cause is fixed
     code, out = vwt("run", "frozen", "--home", home, "--sandbox", "local", "--json")
     assert code == 0, out
     shown = json.loads(out)
