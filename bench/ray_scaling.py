@@ -1,0 +1,79 @@
+"""1 → 2 Ray workers on CPU-bound trials: the same batches through the full runner twice.
+
+Run: .venv/bin/python bench/ray_scaling.py [--tasks 4] [--k 2] [--pieces 2]; full size: --full
+(24 sealed tasks, k=3: 360 trials). The source condition, frozen phase, every reference bundle
+and the baseline (one batch per arm, cut in --pieces), sim model in process (no network: the
+trials are CPU-bound), local sandbox. Ray is started with one CPU, warmed up (one trial per
+worker), and runs every batch through ``runner.execute`` into a new store; then shut down and
+started again with two.
+Prints trials/s for each and the speed-up; the load average says how idle the machine was
+(the target, >= 1.7x, is for an idle 2-core machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import ray
+from _common import (
+    Stopwatch,
+    bench_run,
+    execute_in_temp_store,
+    first_trials,
+    load_average,
+    rate,
+    source_batches,
+    trial_count,
+)
+
+from runner import Batch, start_ray
+
+
+def split(batches: list[Batch], pieces: int) -> list[Batch]:
+    """Each batch cut into ``pieces`` batches of consecutive trials, so that two workers get
+    equal shares (five whole batches cannot be shared evenly by two)."""
+    out = []
+    for b in batches:
+        size = -(-len(b.trials) // pieces)
+        out += [
+            b.model_copy(update={"trials": b.trials[i : i + size]})
+            for i in range(0, len(b.trials), size)
+        ]
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=4, help="sealed tasks (default 4)")
+    parser.add_argument("--k", type=int, default=2, help="trials per task and arm (default 2)")
+    parser.add_argument("--full", action="store_true", help="full size: 24 tasks, k=3")
+    parser.add_argument(
+        "--pieces", type=int, default=2, help="split each batch into this many (default 2)"
+    )
+    args = parser.parse_args()
+    tasks, k = (24, 3) if args.full else (args.tasks, args.k)
+    batches = split(source_batches(tasks, k), args.pieces)
+    trials = trial_count(batches)
+    seconds = {}
+    with bench_run(f"Ray scaling: {trials} trials, {len(batches)} batches, 1 then 2 workers"):
+        if (os.cpu_count() or 1) < 2:
+            print("note: this machine has one core; two workers share it")
+        for workers in (1, 2):
+            start_ray(num_cpus=workers)
+            execute_in_temp_store(first_trials(batches, workers))
+            with Stopwatch() as run:
+                done, stored = execute_in_temp_store(batches)
+            ray.shutdown()
+            if stored != trials:
+                print(f"error: {workers} worker(s) stored {stored} of {trials} trials")
+                return 1
+            seconds[workers] = run.seconds
+            print(f"{workers} worker(s): {rate(done.ran, run.seconds)} (load {load_average()})")
+        print(f"speed-up 1 → 2 workers: {seconds[1] / seconds[2]:.2f}x (target >= 1.7x idle)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
