@@ -122,7 +122,7 @@
     phases: new Set(phases) };
   function checkbox(group, set, value, text) {
     const box = el("input", { type: "checkbox", checked: true, "data-filter": group, value: value,
-      onchange: () => { box.checked ? set.add(value) : set.delete(value); applyFilters(); } });
+      onchange: () => { box.checked ? set.add(value) : set.delete(value); applyFilters(); writeHash(); } });
     return el("label", {}, box, " " + text);
   }
   document.getElementById("filter-axes").append(
@@ -202,6 +202,35 @@
       th.colSpan = Math.max(1, data.submissions.filter((s) => shown.bundles.has(s.bundle)).length);
     }
   }
+
+  // The filters live in the address too (#axis=tool_interface&phase=frozen&submission=NAME@V):
+  // a view can be linked to, and opened from the command line.
+  const groups = { axis: shown.axes, submission: shown.bundles, phase: shown.phases };
+  const bundleOf = new Map(data.submissions.flatMap((s) => [[s.bundle, s.bundle], [s.label, s.bundle]]));
+  const boxes = () => [...document.querySelectorAll("input[data-filter]")];
+  function readHash() {
+    const q = new URLSearchParams(location.hash.slice(1));
+    for (const [group, set] of Object.entries(groups)) {
+      if (!q.has(group)) continue;
+      set.clear();
+      for (const v of q.getAll(group)) set.add(group === "submission" ? bundleOf.get(v) || v : v);
+    }
+    for (const box of boxes()) box.checked = groups[box.dataset.filter].has(box.value);
+    applyFilters();
+  }
+  function writeHash() {
+    const q = new URLSearchParams();
+    for (const [group, set] of Object.entries(groups)) {
+      const mine = boxes().filter((b) => b.dataset.filter === group);
+      if (mine.every((b) => b.checked)) continue;
+      for (const b of mine) if (b.checked) q.append(group, group === "submission" ? b.parentNode.textContent.trim() : b.value);
+      if (!mine.some((b) => b.checked)) q.append(group, "");
+    }
+    const hash = q.toString();
+    history.replaceState(null, "", hash ? "#" + hash : location.pathname + location.search);
+  }
+  readHash();
+  window.addEventListener("hashchange", readHash);
 
   // ---- drill-down: one cell's tasks -----------------------------------------------------
   function dl(pairs) {

@@ -76,7 +76,7 @@ def open_report(browser: Any, report: Path, errors: list[str]) -> Page:
 
     page.on("dialog", on_dialog)
     page.goto(report.as_uri())
-    page.wait_for_selector("#matrix button.cell")
+    page.wait_for_selector("#matrix button.cell", state="attached")
     return page
 
 
@@ -97,7 +97,7 @@ def test_loads_offline_without_errors(browser: Any, public: Path) -> None:
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("request", lambda r: requests.append(r.url))
     page.goto((public / REPORT_FILE).as_uri())
-    page.wait_for_selector("#matrix button.cell")
+    page.wait_for_selector("#matrix button.cell", state="attached")
     assert errors == []
     assert requests == [(public / REPORT_FILE).as_uri()]
     assert page.locator("#critical-panel").is_visible()
@@ -159,6 +159,28 @@ def test_filters_hide_what_they_should(page: Page, public: Path) -> None:
     assert visible_cells(page) == sum(
         c.phase == "frozen" and c.bundle_hash != bundle for c in cells
     )
+
+
+def test_filters_are_in_the_address(browser: Any, public: Path) -> None:
+    """#axis=…&phase=… opens the report filtered; changing a filter rewrites the address."""
+    release = read_release(public).release
+    varied = {c.id: c.varied for c in release.conditions}
+    errors: list[str] = []
+    page = browser.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto((public / REPORT_FILE).as_uri() + "#axis=tool_interface&phase=frozen")
+    page.wait_for_selector("#matrix button.cell", state="attached")
+    want = [
+        c
+        for c in release.cells
+        if c.phase == "frozen" and "tool_interface" in varied[c.condition_id]
+    ]
+    assert 0 < len(want) == visible_cells(page)
+    assert not page.locator('input[data-filter="phase"][value="adapted"]').is_checked()
+    page.locator('input[data-filter="phase"][value="adapted"]').check()
+    assert page.evaluate("location.hash") == "#axis=tool_interface"
+    page.close()
+    assert errors == []
 
 
 def trace_tool_names(public: Path, sha: str) -> list[str]:
