@@ -16,6 +16,7 @@ from benchmark._backend_client import (
 )
 from benchmark._check import check_cycle_spec
 from benchmark._environment import ToolResult, TrialEnvironment
+from benchmark._limits import LIMIT_ENV, Limits, PerProvider
 from benchmark._model_check import check_model
 from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete, load_litellm
 from benchmark._oracle import CriticalFlag, check_call
@@ -43,6 +44,7 @@ from benchmark.errors import BenchmarkError
 
 __all__ = [
     "FAMILIES",
+    "LIMIT_ENV",
     "BackendCallError",
     "BackendProcess",
     "BackendUnavailable",
@@ -50,9 +52,11 @@ __all__ = [
     "CriticalFlag",
     "Family",
     "FamilyRedTeam",
+    "Limits",
     "ModelCallFailed",
     "ModelPolicy",
     "Outcome",
+    "PerProvider",
     "Planted",
     "RedTeamFailure",
     "RedTeamReport",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import threading
 import time
@@ -12,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from benchmark._limits import MAX_RETRY_AFTER_S, Limits, estimate_tokens, gate, retry_after
 from benchmark.errors import BenchmarkError
 from benchmark.sim import register_sim_provider
 
@@ -73,11 +75,13 @@ class ModelCallFailed(Exception):
 
 
 class ModelPolicy(BaseModel):
-    """How the gateway calls a model: per-request timeout, attempts, backoff between them.
+    """How the gateway calls a model: per-request timeout, attempts, backoff between them,
+    and the limits on requests in flight and per minute (:class:`Limits`).
 
     A provider that never answers costs at most ``attempts × timeout_s`` plus the backoffs
     per call (3 × 60 s + 1.25 s by default), and the trial ends 'invalid' at its first
-    failed call.
+    failed call. A 429 or 503 with ``Retry-After`` waits that long instead of the backoff
+    (at most ``timeout_s`` and 60 s), and holds the provider's other requests as long.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -94,6 +98,10 @@ class ModelPolicy(BaseModel):
         le=60,
         description="Wait before the first retry; each later retry waits 4 times longer.",
     )
+    limits: Limits = Field(
+        default_factory=Limits,
+        description="Concurrency and per-minute limits of this process's model requests.",
+    )
 
     def delay(self, retry: int) -> float:
         """Seconds to wait before retry number ``retry`` (0 for the first)."""
@@ -102,9 +110,10 @@ class ModelPolicy(BaseModel):
     @classmethod
     def from_env(cls, attempts: int = 3, environ: Mapping[str, str] | None = None) -> ModelPolicy:
         """The policy set by ``VWT_MODEL_TIMEOUT_S`` and ``VWT_MODEL_ATTEMPTS`` (defaults: 60 s;
-        ``attempts``); a malformed value is a BenchmarkError naming the variable."""
+        ``attempts``) and the limits of :meth:`Limits.from_env`; a malformed value is a
+        BenchmarkError naming the variable."""
         env = os.environ if environ is None else environ
-        fields: dict[str, str] = {"attempts": str(attempts)}
+        fields: dict[str, Any] = {"attempts": str(attempts), "limits": Limits.from_env(env)}
         for name, field in ((TIMEOUT_ENV, "timeout_s"), (ATTEMPTS_ENV, "attempts")):
             raw = env.get(name, "").strip()
             if raw:
@@ -147,6 +156,34 @@ def _reason(error: Exception, model: str, attempts: int | None = None) -> str:
     return f"{type(error).__name__}: {model}: {message}{after}"
 
 
+@functools.lru_cache(maxsize=256)
+def _provider(litellm: ModuleType, model: str) -> str:
+    """litellm's provider of ``model`` (``openai``, ``sim``, …): what per-provider limits
+    name. A model litellm cannot place (its call fails) counts under its prefix."""
+    try:
+        return str(litellm.get_llm_provider(model)[1])
+    except Exception:
+        return model.split("/", 1)[0]
+
+
+def _tokens(response: Any) -> int:
+    usage = getattr(response, "usage", None)
+    return int(getattr(usage, "prompt_tokens", 0) or 0) + int(
+        getattr(usage, "completion_tokens", 0) or 0
+    )
+
+
+def _retry_wait(error: Exception, policy: ModelPolicy) -> float | None:
+    """The wait a 429 or 503 asks for with ``Retry-After`` (capped), else None."""
+    if getattr(error, "status_code", None) not in (429, 503):
+        return None
+    headers = getattr(error, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(getattr(error, "response", None), "headers", None)
+    wait = retry_after(headers)
+    return None if wait is None else min(wait, MAX_RETRY_AFTER_S, policy.timeout_s)
+
+
 def _assistant(response: Any) -> dict[str, Any]:
     message = response.choices[0].message
     out: dict[str, Any] = {"role": "assistant", "content": message.content}
@@ -174,33 +211,45 @@ async def complete(
     """One chat completion with tools; returns the assistant message as a plain dict.
 
     Transient provider errors (connection, timeout, 429, 5xx) are retried per ``policy``
-    (default: :meth:`ModelPolicy.from_env`); any other error (404, 400, 401/403, a reply that
+    (default: :meth:`ModelPolicy.from_env`), after the wait a 429/503 asks for with
+    ``Retry-After`` or else the backoff; any other error (404, 400, 401/403, a reply that
     cannot be read, anything raised) fails the call at once. Either way the failure is a
-    :class:`ModelCallFailed` whose message starts with the error's class name.
+    :class:`ModelCallFailed` whose message starts with the error's class name. Every request
+    first waits its turn under ``policy.limits``.
     """
     policy = policy or ModelPolicy.from_env()
     litellm = await _litellm()
+    limits = gate(policy.limits)
+    provider = _provider(litellm, model)
+    estimate = estimate_tokens(messages, tools) if limits.limits_tokens(provider) else 0
     for attempt in range(policy.attempts):
-        start = time.perf_counter()
         try:
-            # The gateway's retry policy is the only one: the provider client must not
-            # multiply it with retries of its own.
-            response = await litellm.acompletion(
-                model=model,
-                messages=messages,
-                tools=tools or None,
-                seed=seed,
-                temperature=0,
-                max_retries=0,
-                timeout=policy.timeout_s,
-            )
+            async with limits.request(provider, estimate) as ticket:
+                start = time.perf_counter()
+                # The gateway's retry policy is the only one: the provider client must not
+                # multiply it with retries of its own.
+                response = await litellm.acompletion(
+                    model=model,
+                    messages=messages,
+                    tools=tools or None,
+                    seed=seed,
+                    temperature=0,
+                    max_retries=0,
+                    timeout=policy.timeout_s,
+                )
+                ticket.used(_tokens(response))
             reply = _assistant(response)
         except Exception as e:  # any error ends the trial ('invalid'), never the batch
             if not _retriable(litellm, e):
                 raise ModelCallFailed(_reason(e, model)) from e
             if attempt + 1 == policy.attempts:
                 raise ModelCallFailed(_reason(e, model, policy.attempts)) from e
-            await asyncio.sleep(policy.delay(attempt))
+            wait = _retry_wait(e, policy)
+            if wait is None:
+                wait = policy.delay(attempt)
+            else:
+                limits.pause(provider, wait)
+            await asyncio.sleep(wait)
             continue
         usage.add(response, time.perf_counter() - start)
         return reply

@@ -14,7 +14,15 @@ ADDRESS_ENV = "VWT_RAY_ADDRESS"
 PACKAGES = ("adapt", "benchmark", "conditions", "drift", "reports", "runner", "submissions", "vwt")
 """vwt's packages: shipped to a cluster's workers through Ray's runtime environment."""
 
-FORWARDED_ENV = ("VWT_MODEL_TIMEOUT_S", "VWT_MODEL_ATTEMPTS", "VWT_BACKEND_TIMEOUT_S")
+FORWARDED_ENV = (
+    "VWT_MODEL_TIMEOUT_S",
+    "VWT_MODEL_ATTEMPTS",
+    "VWT_BACKEND_TIMEOUT_S",
+    "VWT_MAX_CONCURRENCY",
+    "VWT_PROVIDER_CONCURRENCY",
+    "VWT_RPM",
+    "VWT_TPM",
+)
 """Settings of the driver's environment that workers get too (on a cluster as well)."""
 
 _SINGLE_MACHINE_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"

@@ -118,6 +118,14 @@ def serve_cmd(
     delay: Annotated[
         float, typer.Option(min=0.0, max=600.0, help="Seconds every request waits first.")
     ] = 0.0,
+    retry_after: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=3600.0,
+            help="Send Retry-After: S (seconds) with injected 429 and 503 errors.",
+        ),
+    ] = None,
     malformed_rate: Annotated[
         float,
         typer.Option(min=0.0, max=1.0, help="Probability of a 200 that is not a completion."),
@@ -140,6 +148,7 @@ def serve_cmd(
         error_rate=error_rate,
         status=int(status.value),
         delay_s=delay,
+        retry_after_s=retry_after,
         malformed_rate=malformed_rate,
         drop_rate=drop_rate,
     )

@@ -43,6 +43,12 @@ class FaultPlan(BaseModel):
     delay_s: float = Field(
         default=0.0, ge=0.0, le=600.0, description="Seconds every request waits before its reply."
     )
+    retry_after_s: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=3600.0,
+        description="Retry-After (seconds) sent with injected 429 and 503 errors; None: no header.",
+    )
     malformed_rate: float = Field(
         default=0.0, ge=0.0, le=1.0, description="Probability of a 200 that is not a completion."
     )
@@ -84,6 +90,9 @@ class ServerStats(BaseModel):
     answered: int = Field(default=0, description="Requests answered with a valid completion.")
     rejected: int = Field(
         default=0, description="Requests refused as invalid (bad JSON, unknown model: 4xx)."
+    )
+    peak_in_flight: int = Field(
+        default=0, description="Most chat-completion requests being served at one time."
     )
     faults: dict[Fault, int] = Field(
         default_factory=lambda: dict.fromkeys(Fault, 0), description="Injected faults by kind."

@@ -17,10 +17,12 @@ MAX_BODY = 32 * 1024 * 1024
 
 @dataclass(frozen=True)
 class Reply:
-    """An HTTP response: JSON ``body`` with ``status``, or (``body`` None) a dropped connection."""
+    """An HTTP response: JSON ``body`` with ``status`` and extra ``headers``, or (``body``
+    None) a dropped connection."""
 
     status: int
     body: bytes | None
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 def _error(message: str) -> bytes:
@@ -62,6 +64,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response(reply.status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
+            for name, value in reply.headers:
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(body)
         except (BrokenPipeError, ConnectionResetError):
@@ -75,6 +79,9 @@ class HTTPServer(ThreadingHTTPServer):
     """Threaded server that remembers its open connections so closing it ends them too."""
 
     daemon_threads = True
+    request_queue_size = 1024
+    """Pending connections the socket accepts (socketserver's 5 drops bursts of new clients,
+    which then wait a SYN retry of a second or more)."""
 
     def __init__(self, address: tuple[str, int], route: Route) -> None:
         self.route = route

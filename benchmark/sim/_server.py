@@ -55,10 +55,18 @@ class _Counter:
     lock: threading.Lock
     stats: ServerStats
 
+    in_flight: int = 0
+
     def next_index(self) -> int:
         with self.lock:
             self.stats.requests += 1
+            self.in_flight += 1
+            self.stats.peak_in_flight = max(self.stats.peak_in_flight, self.in_flight)
             return self.stats.requests - 1
+
+    def done(self) -> None:
+        with self.lock:
+            self.in_flight -= 1
 
     def count(self, fault: Fault | None = None, answered: bool = False) -> None:
         with self.lock:
@@ -150,6 +158,13 @@ class SimServer:
 
     def _completion(self, body: bytes) -> Reply:
         index = self._counter.next_index()
+        try:
+            return self._serve(body, index)
+        finally:
+            self._counter.done()
+
+    def _serve(self, body: bytes, index: int) -> Reply:
+        # each connection has its own thread: a delayed request holds up no other
         time.sleep(self.faults.delay_s)
         fault = self.faults.fault_for(index)
         if fault is None:
@@ -172,7 +187,11 @@ class SimServer:
             return Reply(200, MALFORMED_BODIES[index % len(MALFORMED_BODIES)])
         status = self.faults.status
         message = f"injected fault: request {index} fails with {status}"
-        return _json(status, error_body(message, *_ERROR_KINDS[status]))
+        reply = _json(status, error_body(message, *_ERROR_KINDS[status]))
+        wait = self.faults.retry_after_s
+        if wait is None or status not in (429, 503):
+            return reply
+        return Reply(reply.status, reply.body, (("Retry-After", f"{wait:g}"),))
 
     def _answer(self, body: bytes, index: int) -> Reply:
         try:
