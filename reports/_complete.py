@@ -35,7 +35,7 @@ def _label(key: ArmKey) -> str:
 
 
 def _grid(r: ReleaseStatement, phase: str) -> set[tuple[str, str, str | None]]:
-    if phase == "adapted" and r.v >= 4:
+    if phase == "adapted":
         return {(a.target, "with", a.adapted) for a in r.adaptations if not a.reused}
     arms: list[tuple[str, str | None]] = [("without", None)]
     arms += [("with", s.bundle_hash) for s in r.submissions]
@@ -54,8 +54,7 @@ def _check_phase(r: ReleaseStatement, acc: PhaseAccounting) -> dict[ArmKey, ArmA
         if key in cells:
             raise ReportError(f"the release accounts for arm {_label(key)} twice", _INCOMPLETE)
         cells[key] = c
-    exact = acc.phase == "frozen" or r.v >= 4  # a format-3 adapted phase may be empty
-    if (cells or exact) and len(cells) != len(grid):
+    if len(cells) != len(grid):
         raise ReportError(
             f"the release accounts for {len(cells)} of the {len(grid)} arms of the {acc.phase} "
             "phase (the frozen phase: every condition × the baseline and every submission; the "

@@ -87,11 +87,11 @@ def test_verify_fails_on_tampering_and_changes_nothing(
     data = json.loads((pub / RELEASE_FILE).read_text())
     data["release"]["cells"][0]["metrics"]["score_with"] -= 0.5
     (pub / RELEASE_FILE).write_text(json.dumps(data))
-    before = {p.name: p.read_bytes() for p in pub.iterdir()}
+    before = {p: p.read_bytes() for p in pub.rglob("*") if p.is_file()}
     code, out = vwt("report", "verify", str(pub))
     assert code == 2
     assert "error: the release's signature does not verify" in out and "hint:" in out
-    assert {p.name: p.read_bytes() for p in pub.iterdir()} == before
+    assert {p: p.read_bytes() for p in pub.rglob("*") if p.is_file()} == before
 
 
 def test_verify_with_the_wrong_key(built: tuple[Cycle, str]) -> None:
