@@ -160,6 +160,7 @@ def report_data(release: SignedRelease, records: list[TrialRecord]) -> Json:
         "tasks_per_split": r.evaluation.tasks_per_split,
         "k": r.evaluation.k,
         "bootstrap": r.bootstrap,
+        "confidence": sorted({c.metrics.confidence for c in r.cells}),
         "fdr_q": r.fdr_q,
         "accepted_invalid": r.accepted_invalid,
         "sim": any(c.condition.model.model.startswith("sim/") for c in r.conditions),

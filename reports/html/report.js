@@ -69,7 +69,8 @@
     data.tasks_per_split + " tasks per split × k=" + data.k + " · " + data.cells.length + " cells";
   document.getElementById("notes").textContent =
     (data.sim ? data.sim_note + ". " : "") +
-    "Intervals are " + Math.round(100 * 0.95) + "% intervals (cluster bootstrap or t-interval, B = " +
+    "Intervals are " + data.confidence.map((c) => Math.round(100 * c) + "%").join(" and ") +
+    " intervals (cluster bootstrap or t-interval, B = " +
     num(data.bootstrap) + "); negative transfer is decided by Benjamini–Hochberg at q = " + data.fdr_q +
     ". This page verifies nothing: run `vwt report verify` on the release directory." +
     (data.accepted_invalid ? " The operator published invalid trials (accepted)." : "");
