@@ -1,0 +1,15 @@
+from __future__ import annotations
+
+import pytest
+
+from tests.bench._run import figure, run_bench
+
+pytestmark = pytest.mark.slow
+
+
+def test_prints_one_and_two_workers_and_the_speed_up() -> None:
+    out = run_bench("ray_scaling.py", "--tasks", "1", "--k", "2")
+    one = figure(r"1 worker\(s\): 10 trials in [\d.]+ s = ([\d.]+) trials/s", out)
+    two = figure(r"2 worker\(s\): 10 trials in [\d.]+ s = ([\d.]+) trials/s", out)
+    speed_up = figure(r"speed-up 1 → 2 workers: ([\d.]+)x", out)
+    assert speed_up == pytest.approx(two / one, rel=0.1, abs=0.01)
