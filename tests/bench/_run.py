@@ -13,7 +13,7 @@ MACHINE = re.compile(r"machine: \d+ cores .* load average [\d.]+ [\d.]+ [\d.]+ \
 END = re.compile(r"load average at end: [\d.]+ [\d.]+ [\d.]+ on \d+ cores")
 
 
-def run_bench(script: str, *args: str) -> str:
+def assert_bench_runs(script: str, *args: str) -> str:
     """Run ``bench/<script>`` with ``args``; its stdout, after checking it exited 0 and
     printed the machine line and the load average at the end."""
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
@@ -31,7 +31,7 @@ def run_bench(script: str, *args: str) -> str:
     return done.stdout
 
 
-def figure(pattern: str, out: str) -> float:
+def assert_figure(pattern: str, out: str) -> float:
     """The number that ``pattern``'s one group matches in ``out`` (which must match)."""
     found = re.search(pattern, out)
     assert found, f"no {pattern!r} in:\n{out}"

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bench._run import REPO, figure, run_bench
+from tests.bench._run import REPO, assert_bench_runs, assert_figure
 
 pytestmark = pytest.mark.slow
 
@@ -14,10 +14,10 @@ VENV = Path(os.environ.get("VWT_BENCH_INSPECT_VENV", REPO / ".vwt" / "bench-insp
 
 
 def test_without_inspect_prints_vwt_alone_and_says_why(tmp_path: Path) -> None:
-    out = run_bench(
+    out = assert_bench_runs(
         "inspect_peer.py", "--tasks", "1", "--k", "2", "--venv", str(tmp_path), "--no-install"
     )
-    assert figure(r"vwt \(run_batch, in process\): 2 trials in [\d.]+ s = ([\d.]+)", out) > 0
+    assert assert_figure(r"vwt \(run_batch, in process\): 2 trials in [\d.]+ s = ([\d.]+)", out) > 0
     assert f"skipped: Inspect AI is not installed in {tmp_path} (--no-install)" in out
     assert "ratio" not in out
 
@@ -25,11 +25,13 @@ def test_without_inspect_prints_vwt_alone_and_says_why(tmp_path: Path) -> None:
 def test_with_inspect_prints_both_rates_ratio_and_equal_outcomes() -> None:
     if not (VENV / "bin" / "python").exists():
         pytest.skip(f"Inspect AI is not installed in {VENV}: run bench/inspect_peer.py once")
-    out = run_bench(
+    out = assert_bench_runs(
         "inspect_peer.py", "--tasks", "2", "--k", "2", "--venv", str(VENV), "--no-install"
     )
-    ours = figure(r"vwt \(run_batch, in process\): 4 trials in [\d.]+ s = ([\d.]+)", out)
-    theirs = figure(r"Inspect AI [\d.]+ \(eval_async\): 4 trials in [\d.]+ s = ([\d.]+)", out)
-    ratio = figure(r"ratio vwt / Inspect AI \(trials/s\): ([\d.]+)", out)
+    ours = assert_figure(r"vwt \(run_batch, in process\): 4 trials in [\d.]+ s = ([\d.]+)", out)
+    theirs = assert_figure(
+        r"Inspect AI [\d.]+ \(eval_async\): 4 trials in [\d.]+ s = ([\d.]+)", out
+    )
+    ratio = assert_figure(r"ratio vwt / Inspect AI \(trials/s\): ([\d.]+)", out)
     assert ratio == pytest.approx(ours / theirs, rel=0.1, abs=0.01)
     assert "outcomes: the same on both sides" in out
