@@ -11,9 +11,10 @@ concurrency, after a one-trial warm-up. Prints trials/s for both, the ratio and 
 outcomes (the same seeds, so they should agree).
 
 Inspect AI is installed by this script into --venv (default .vwt/bench-inspect-venv):
-``python -m venv``, ``pip install inspect-ai``, ``pip install -e`` this repo. If that fails
-(no network, no index), or --no-install is given and the venv lacks it, the bench says so and
-exits 0 without the Inspect figures.
+``python -m venv``, ``pip install inspect-ai openai`` (its OpenAI-compatible provider needs
+the openai client), ``pip install -e`` this repo. If that fails (no network, no index), or
+--no-install is given and the venv lacks them, the bench says so and exits 0 without the
+Inspect figures.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def inspect_python(venv: Path, install: bool) -> Path | None:
     """The venv's interpreter once inspect-ai and this repo import there (installing both
     if needed and ``install``), or None (and why, printed) if they cannot be installed."""
     python = venv / "bin" / "python"
-    check = [str(python), "-c", "import inspect_ai, benchmark"]
+    check = [str(python), "-c", "import inspect_ai, openai, benchmark"]
     if python.exists() and subprocess.run(check, capture_output=True).returncode == 0:
         return python
     if not install:
@@ -55,7 +56,7 @@ def inspect_python(venv: Path, install: bool) -> Path | None:
     print(f"installing Inspect AI into {venv} (once) ...", flush=True)
     steps = [
         [sys.executable, "-m", "venv", str(venv)],
-        [str(python), "-m", "pip", "install", "-q", "inspect-ai"],
+        [str(python), "-m", "pip", "install", "-q", "inspect-ai", "openai"],
         [str(python), "-m", "pip", "install", "-q", "-e", str(REPO)],
     ]
     for step in steps:
