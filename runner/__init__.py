@@ -2,7 +2,14 @@
 
 from runner._accounting import Accounting, CellAccounting, account
 from runner._dev import DevRun, dev_condition, dev_store, run_dev
-from runner._execute import MAX_ATTEMPTS, Execution, Progress, RunInterrupted, execute
+from runner._execute import (
+    EXECUTOR_ENV,
+    MAX_ATTEMPTS,
+    Execution,
+    Progress,
+    RunInterrupted,
+    execute,
+)
 from runner._lock import LOCK_NAME, home_lock
 from runner._phase import (
     check_evaluation_size,
@@ -27,6 +34,7 @@ from runner.errors import RunnerError
 __all__ = [
     "ADDRESS_ENV",
     "DEFAULT_IMAGE",
+    "EXECUTOR_ENV",
     "LOCK_NAME",
     "MAX_ATTEMPTS",
     "Accounting",

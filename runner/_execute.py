@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -11,11 +12,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark import ModelPolicy, backend_timeout
 from runner._accounting import INVALID
-from runner._ray import start_ray
+from runner._ray import ADDRESS_ENV, start_ray
 from runner._records import Batch, TrialRecord
 from runner._sandbox import SandboxKind, resolve_sandbox_kind
 from runner._sandbox_engine import remove_stale_sandboxes
 from runner._store import TrialStore
+from runner._streams import LocalStreams, RayStreams, Streams
 from runner._worker import stream_batch
 from runner.errors import RunnerError
 
@@ -75,6 +77,27 @@ FLUSH_SECONDS = 0.5
 """The longest a finished trial waits in the driver before it is written to the store."""
 
 
+EXECUTOR_ENV = "VWT_EXECUTOR"
+"""Where batches run: ``ray``, ``local`` (processes forked from the driver) or ``auto``."""
+LOCAL_MAX_TRIALS = 256
+"""``auto`` runs at most this many pending trials locally (no runtime to start), more on Ray."""
+
+
+def _executor(todo: list[Batch], total: int) -> Streams:
+    """Ray for a cluster or a large run; a local process pool for a small one (a dev run, a
+    small cell), which starts at once. ``VWT_EXECUTOR`` overrides the choice."""
+    choice = os.environ.get(EXECUTOR_ENV, "auto").strip() or "auto"
+    if choice not in ("auto", "ray", "local"):
+        raise RunnerError(
+            f"{EXECUTOR_ENV}={choice!r} is not an executor", "use 'auto', 'ray' or 'local'"
+        )
+    clustered = bool(os.environ.get(ADDRESS_ENV, "").strip())
+    if choice == "local" or (choice == "auto" and not clustered and total <= LOCAL_MAX_TRIALS):
+        return LocalStreams(stream_batch, min(len(todo), os.cpu_count() or 1))
+    start_ray()
+    return RayStreams(stream_batch)
+
+
 class RunInterrupted(RunnerError):
     """The run was stopped (Ctrl-C); every trial that finished before is stored."""
 
@@ -121,8 +144,7 @@ def execute(
         remove_stale_sandboxes()
     run = _Run(store, result, max_attempts, progress, total)
     try:
-        start_ray()
-        run.start(todo, kind.value, concurrency)
+        run.start(_executor(todo, total), todo, kind.value, concurrency)
         run.drain()
     except KeyboardInterrupt:
         run.stop()
@@ -161,44 +183,36 @@ class _Run:
         self.invalid: dict[str, TrialRecord] = {}
         self.finished: set[str] = set()
 
-    def start(self, batches: list[Batch], kind: str, concurrency: int) -> None:
-        import ray
-
-        # max_retries=0: a crashed batch's missing trials are re-submitted here, not re-run
-        # whole by Ray (its finished trials are already stored).
-        self.remote: Any = ray.remote(num_cpus=1, max_retries=0)(stream_batch)
-        self.kind, self.concurrency = kind, concurrency
+    def start(self, executor: Streams, batches: list[Batch], kind: str, concurrency: int) -> None:
+        self.executor, self.kind, self.concurrency = executor, kind, concurrency
         for batch in batches:
             self._submit(batch)
 
     def _submit(self, batch: Batch) -> None:
         self.tries.update(t.key for t in batch.trials)
-        stream = self.remote.remote(batch.model_dump_json(), self.kind, self.concurrency)
+        stream = self.executor.submit(batch.model_dump_json(), self.kind, self.concurrency)
         self.streams[stream] = batch
         self.received[stream] = set()
 
     def drain(self) -> None:
-        import ray
-
         while self.streams:
-            ready, _ = ray.wait(list(self.streams), num_returns=1, timeout=FLUSH_SECONDS)
-            if ready:
-                self._take(ready[0])
-            if self.buffer and (not ready or time.monotonic() - self.oldest >= FLUSH_SECONDS):
+            ready = self.executor.wait(list(self.streams), FLUSH_SECONDS)
+            if ready is not None:
+                self._take(ready)
+            if self.buffer and (ready is None or time.monotonic() - self.oldest >= FLUSH_SECONDS):
                 self._flush()
         self._flush()
+        self.executor.close(cancel=False)
 
     def _take(self, stream: Any) -> None:
-        import ray
-
         batch = self.streams[stream]
         try:
-            rows = ray.get(next(stream))
-        except StopIteration:
-            self._end(stream, batch, None)
-            return
+            rows = self.executor.take(stream)
         except Exception as e:  # the batch crashed: what it returned is kept
             self._end(stream, batch, e)
+            return
+        if rows is None:
+            self._end(stream, batch, None)
             return
         for record_json, trace in rows:
             record = TrialRecord.model_validate_json(record_json)
@@ -249,11 +263,9 @@ class _Run:
 
     def stop(self) -> None:
         """Store what finished, and cancel the batches still running."""
-        import ray
-
         try:
             self._flush()
         finally:
-            for stream in self.streams:
-                ray.cancel(stream, force=True)
+            if hasattr(self, "executor"):
+                self.executor.close(cancel=True)
             self.streams.clear()

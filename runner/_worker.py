@@ -31,6 +31,15 @@ from runner._sandbox import make_sandbox
 from runner._sandbox_base import Mount
 
 _LOOP: asyncio.AbstractEventLoop | None = None
+_IN_RAY = True
+"""False in a process forked from the driver: Ray's state there is the driver's copy."""
+
+
+def forget_inherited_state() -> None:
+    """In a process forked from the driver: make a loop of its own, and never ask the copy of
+    the driver's Ray runtime which node this is."""
+    global _LOOP, _IN_RAY
+    _LOOP, _IN_RAY = None, False
 
 
 def _now() -> str:
@@ -90,7 +99,7 @@ def _record(
 
 def _ray_node() -> str | None:
     """The id of the Ray node this process works for, or None outside Ray."""
-    if "ray" not in sys.modules:
+    if not _IN_RAY or "ray" not in sys.modules:
         return None
     import ray
 

@@ -226,7 +226,7 @@ def _print_dev(run: DevRun, cell: Cell) -> None:
     line.append(f"{m.gain:+.2f} [{ci.lo:+.2f}, {ci.hi:+.2f}]", style=style)
     line.append(
         f" ({m.confidence:.0%} CI, {m.bootstrap} resamples); sign test {m.sign_test.wins} wins, "
-        f"{m.sign_test.losses} losses, {m.sign_test.ties} ties; p(gain < 0) = {m.p_negative:.3g}"
+        f"{m.sign_test.losses} losses, {m.sign_test.ties} ties; p_neg = {m.p_negative:.3g}"
     )
     console.print(line)
     named = [

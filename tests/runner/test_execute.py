@@ -16,6 +16,7 @@ import pytest
 from benchmark import default_cycle_spec_path
 from conditions import CycleSpec
 from runner import (
+    EXECUTOR_ENV,
     Batch,
     RunnerError,
     TrialRecord,
@@ -30,11 +31,19 @@ from tests._netguard import NetworkBlocked
 
 pytestmark = pytest.mark.ray
 
+
+@pytest.fixture(params=["ray", "local"])
+def executor(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test with batches on Ray, then on the driver's local process pool."""
+    monkeypatch.setenv(EXECUTOR_ENV, request.param)
+    return str(request.param)
+
+
 SPEC = CycleSpec.load(default_cycle_spec_path())
 
 
 def test_execute_stores_every_trial_then_resume_is_a_no_op(
-    ray_runtime: None, tmp_path: Path
+    ray_runtime: None, tmp_path: Path, executor: str
 ) -> None:
     batches = source_plan(reference_bundles()[1:2], batch_size=3)
     planned = {t.key for b in batches for t in b.trials}
@@ -110,7 +119,7 @@ def failing_first(marks: Path, times: int, trial: int = 0) -> Worker:
 
 
 def test_an_invalid_trial_is_retried_in_the_same_run_and_every_attempt_kept(
-    ray_runtime: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ray_runtime: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, executor: str
 ) -> None:
     monkeypatch.setattr("runner._execute.stream_batch", failing_first(tmp_path, times=2))
     store = TrialStore(tmp_path / "t.sqlite")
@@ -138,7 +147,7 @@ def test_an_invalid_trial_is_retried_in_the_same_run_and_every_attempt_kept(
 
 
 def test_trials_still_invalid_after_the_attempts_are_rerun_next_time_and_only_they(
-    ray_runtime: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ray_runtime: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, executor: str
 ) -> None:
     marks = tmp_path / "marks"
     marks.mkdir()
@@ -184,7 +193,7 @@ def dying_after_first_rows(marks: Path) -> Worker:
 
 
 def test_a_crashed_batch_keeps_what_it_streamed_and_runs_only_the_rest_again(
-    ray_runtime: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ray_runtime: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, executor: str
 ) -> None:
     marks = tmp_path / "marks"
     marks.mkdir()

@@ -19,7 +19,7 @@ import pytest
 
 from conditions import Cycle, CycleState
 from reports import build_matrix
-from runner import TrialRecord, store_for
+from runner import EXECUTOR_ENV, TrialRecord, store_for
 from submissions import reference_bundles, submit
 from tests.reports.test_verify import single_axis_targets, small_spec
 
@@ -43,14 +43,16 @@ def closed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return cycle.home
 
 
-def _start(home: Path) -> subprocess.Popen[bytes]:
-    """`vwt run frozen` in its own process group (its local Ray runtime included)."""
+def _start(home: Path, executor: str = "auto") -> subprocess.Popen[bytes]:
+    """`vwt run frozen` in its own process group (its local Ray runtime or process pool
+    included)."""
     return subprocess.Popen(
         [VWT, "run", "frozen", "--home", str(home), "--sandbox", "local", "--json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},  # this checkout's code, in Ray's workers too
+        # this checkout's code, in Ray's workers too
+        env={**os.environ, "PYTHONPATH": str(REPO), EXECUTOR_ENV: executor},
     )
 
 
@@ -92,17 +94,19 @@ def _kill_group(run: subprocess.Popen[bytes]) -> None:
     time.sleep(0.5)
 
 
-def _batch_workers() -> list[int]:
-    """Pids of Ray workers running a batch (Ray names the process after its task)."""
+def _batch_workers(driver: int, executor: str) -> list[int]:
+    """Pids of the processes running batches: Ray workers (Ray names the process after its
+    task), or the driver's forked pool processes."""
     pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
             continue
-        if b"ray::stream_batch" in cmdline:
+        if b"ray::stream_batch" in cmdline if executor == "ray" else parent == driver:
             pids.append(int(entry.name))
     return pids
 
@@ -159,13 +163,18 @@ def test_kill_9_of_the_driver_at_random_points_loses_nothing_and_duplicates_noth
     assert_same_as_uninterrupted(home, uninterrupted)
 
 
+@pytest.mark.parametrize("executor", ["ray", "local"])
 def test_a_killed_worker_loses_only_its_trials_in_flight_which_are_run_again(
-    closed: Path, uninterrupted: Path, tmp_path: Path
+    closed: Path, uninterrupted: Path, tmp_path: Path, executor: str
 ) -> None:
     home = _copy(closed, tmp_path / "home")
-    run = _start(home)
-    _wait(run, lambda: _stored(home) >= 1 and bool(_batch_workers()), "a running batch")
-    victim = _batch_workers()[0]
+    run = _start(home, executor)
+    _wait(
+        run,
+        lambda: _stored(home) >= 1 and bool(_batch_workers(run.pid, executor)),
+        "a running batch",
+    )
+    victim = _batch_workers(run.pid, executor)[0]
     os.kill(victim, signal.SIGKILL)
     out, _ = run.communicate(timeout=600)
     text = out.decode()
