@@ -20,6 +20,7 @@ def demo_home(tmp_path_factory: pytest.TempPathFactory, ray_runtime: None) -> Pa
     result = CliRunner().invoke(app, ["demo", "--home", str(home), *SMALL])
     assert result.exit_code == 0, result.output
     assert "Transfer matrix" in result.output and "release.json" in result.output
+    assert "report.html" in result.output and (home / "public" / "report.html").is_file()
     return home
 
 

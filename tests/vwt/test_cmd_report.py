@@ -38,6 +38,11 @@ def test_build_signs_publishes_renders_and_releases(built: tuple[Cycle, str]) ->
     assert "Transfer matrix (frozen)" in out and f"release: {release}" in out
     assert f"vwt report verify {cycle.paths.public}" in out
     assert Cycle.open(cycle.home).state == CycleState.released
+    report = cycle.paths.public / "report.html"
+    assert "HTML report:" in out and report.is_file()
+    cells = json.loads(release.read_text())["release"]["cells"]
+    page = report.read_text()
+    assert all(c["condition_id"] in page and c["bundle_hash"] in page for c in cells)
 
 
 def test_build_needs_a_revealed_cycle(tmp_path: Path) -> None:
