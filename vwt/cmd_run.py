@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Column, Table
 from rich.text import Text
 
-from benchmark import default_cycle_spec_path
+from benchmark import ModelPolicy, default_cycle_spec_path
 from conditions import Cycle, CycleSpec
 from reports import ArmSummary, Cell, ReportError, build_matrix
 from runner import (
@@ -40,7 +40,12 @@ from vwt.cmd_submissions import load_bundle
 
 app = typer.Typer(
     help="Operators: run the frozen and adapted evaluations of a cycle on Ray (resumable). "
-    "Submitters: 'dev' runs a bundle against the baseline on the public dev split.",
+    "Submitters: 'dev' runs a bundle against the baseline on the public dev split.\n\n"
+    "Model calls, by environment: VWT_MODEL_TIMEOUT_S (60) and VWT_MODEL_ATTEMPTS (3) per "
+    "request; limits per worker process: VWT_MAX_CONCURRENCY (requests in flight), "
+    "VWT_PROVIDER_CONCURRENCY, VWT_RPM and VWT_TPM (provider=number pairs, e.g. "
+    "openai=8,anthropic=4; a bare number for every other provider). A 429/503's Retry-After "
+    "is waited (at most 60 s). See docs/model_limits.md.",
     no_args_is_help=True,
 )
 
@@ -169,6 +174,7 @@ def frozen(
     accounting (per-cell counts, complete, clean).
     """
     use_ray_address(ray_address)
+    ModelPolicy.from_env()  # a malformed model setting: one error before anything is written
     _phase("frozen", home, sandbox, tasks, k, max_attempts, as_json)
 
 
@@ -192,6 +198,7 @@ def adapted(
     `run frozen`; --json as for `run frozen`.
     """
     use_ray_address(ray_address)
+    ModelPolicy.from_env()  # a malformed model setting: one error before anything is written
     _phase("adapted", home, sandbox, tasks, k, max_attempts, as_json)
 
 
@@ -299,6 +306,7 @@ def dev(
     execution and accounting.
     """
     use_ray_address(ray_address)
+    ModelPolicy.from_env()  # a malformed model setting: one error before anything is written
     bundle = load_bundle(submission)
     spec = CycleSpec.load(spec_path if spec_path is not None else default_cycle_spec_path())
     with _progress(as_json, "dev trials") as progress:
