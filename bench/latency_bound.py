@@ -134,10 +134,12 @@ def _side(
             return await _timed(calls, n, warm_up, server)
 
     wall, cpu, server_cpu = asyncio.run(run())
+    # one process's Python code runs on one core at a time: its CPU seconds bound the rate
     print(
         f"{name}: measured {wall:.2f} s ({n / wall:.1f} calls/s), efficiency "
         f"{ideal / wall:.2f}; CPU per call {cpu / n * 1000:.1f} ms here, "
-        f"{server_cpu / n * 1000:.1f} ms in the server ({(cpu + server_cpu) / wall:.2f} cores busy)"
+        f"{server_cpu / n * 1000:.1f} ms in the server; at most {min(1.0, ideal / cpu):.2f} "
+        "with this CPU per call in one process"
     )
 
 
