@@ -196,7 +196,9 @@ def adapt_cycle(
             if entry is None:
                 sealed = sealed if sealed is not None else sealed_tasks(cycle)
                 kit = make_kit(cycle, target)
-                gateway = MeteredGateway(Budget.from_spec(cycle.spec.adaptation))
+                gateway = MeteredGateway(
+                    Budget.from_spec(cycle.spec.adaptation), endpoints=cycle.spec.endpoints
+                )
                 steps = declared_procedures(bundle, sandbox=sandbox)
                 adapted = adapt_bundle(bundle, kit, gateway, steps)
                 entry = record_adaptation(cycle, bundle, adapted, kit.log, sealed)

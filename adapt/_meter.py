@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from adapt.errors import AdaptError, BudgetExceeded
-from benchmark import load_litellm
-from conditions import Adaptation
+from benchmark import endpoint_kwargs, load_litellm
+from conditions import Adaptation, ModelEndpoint
 
 
 class Budget(BaseModel):
@@ -82,8 +82,15 @@ class MeteredGateway:
     the harness's own calls through this gateway, so trials a procedure runs are metered too.
     """
 
-    def __init__(self, budget: Budget, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        budget: Budget,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        endpoints: Mapping[str, ModelEndpoint] | None = None,
+    ) -> None:
         self.budget = budget
+        self.endpoints = dict(endpoints or {})
         self._clock = clock
         self._start = clock()
         self._end: float | None = None
@@ -180,10 +187,13 @@ class MeteredGateway:
         with self._lock:
             self._cost.prompt_tokens -= predicted
 
-    def _kwargs(self, kw: dict[str, Any]) -> dict[str, Any]:
-        """``kw`` with a timeout no later than the end of the seconds budget."""
+    def _kwargs(self, model: str, kw: dict[str, Any]) -> dict[str, Any]:
+        """``kw`` with a timeout no later than the end of the seconds budget, sent to the
+        model's endpoint when the cycle gives it one."""
         left = self.remaining_seconds()
-        return {**kw, "timeout": min(float(kw.get("timeout") or left), left), "max_retries": 0}
+        route = endpoint_kwargs(model, self.endpoints.get(model))
+        timeout = min(float(kw.get("timeout") or left), left)
+        return {**kw, **route, "timeout": timeout, "max_retries": 0}
 
     # --- calls -----------------------------------------------------------------------------
     def complete(self, model: str, messages: list[dict[str, Any]], **kw: Any) -> Any:
@@ -191,7 +201,9 @@ class MeteredGateway:
         predicted = _prompt_tokens(model, messages, kw.get("tools"))
         self._reserve(predicted)
         try:
-            response = load_litellm().completion(model=model, messages=messages, **self._kwargs(kw))
+            response = load_litellm().completion(
+                model=model, messages=messages, **self._kwargs(model, kw)
+            )
         except Exception:
             self._unreserve(predicted)
             raise
@@ -204,7 +216,9 @@ class MeteredGateway:
         predicted = _prompt_tokens(model, messages, kw.get("tools"))
         self._reserve(predicted)
         try:
-            response = await litellm.acompletion(model=model, messages=messages, **self._kwargs(kw))
+            response = await litellm.acompletion(
+                model=model, messages=messages, **self._kwargs(model, kw)
+            )
         except Exception:
             self._unreserve(predicted)
             raise

@@ -15,6 +15,7 @@ from benchmark._backend_client import (
     backend_timeout,
 )
 from benchmark._check import check_cycle_spec
+from benchmark._endpoint import endpoint_kwargs, require_endpoint_keys
 from benchmark._environment import ToolResult, TrialEnvironment
 from benchmark._limits import LIMIT_ENV, Limits, PerProvider
 from benchmark._model_check import check_model
@@ -76,12 +77,14 @@ __all__ = [
     "complete",
     "cycle_families",
     "default_cycle_spec_path",
+    "endpoint_kwargs",
     "family",
     "family_for_env",
     "full_cycle_spec_path",
     "interface_version",
     "load_litellm",
     "redteam",
+    "require_endpoint_keys",
     "require_gate",
     "run_trial",
     "serve",

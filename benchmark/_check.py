@@ -15,7 +15,8 @@ def check_cycle_spec(spec: CycleSpec) -> None:
     model the spec names exists, and every interface applies to its environment's tools.
 
     Every model string goes through :func:`check_model`: a known provider and, for real
-    providers, their credentials set in the environment (whether the provider serves that
+    providers, their credentials (or the key variable of the model's endpoint) set in the
+    environment (whether the provider serves that
     model cannot be checked offline).
     """
     cat = spec.catalogue
@@ -43,7 +44,7 @@ def check_cycle_spec(spec: CycleSpec) -> None:
     for harness in cat.harnesses:
         harness_version(harness)
     for m in cat.models:
-        check_model(m.model)
+        check_model(m.model, spec.endpoints.get(m.model))
         if m.model.startswith(PROVIDER + "/"):
             sim = sim_model(m.model)
             if (sim.provider, sim.version) != (m.provider, m.version):

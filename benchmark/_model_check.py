@@ -7,10 +7,12 @@ import io
 import re
 from typing import Any
 
+from benchmark._endpoint import endpoint_kwargs
 from benchmark._models import load_litellm
 from benchmark.errors import BenchmarkError
 from benchmark.sim import PROVIDER as SIM_PROVIDER
 from benchmark.sim import sim_model
+from conditions import ModelEndpoint
 
 HOW_TO_WRITE = (
     "write a model as <provider>/<name>, e.g. sim/acme-2 (offline) or openai/gpt-4o-mini; "
@@ -22,13 +24,14 @@ _CREDENTIAL = re.compile(r"KEY|TOKEN|SECRET|PASSWORD")
 which providers like ollama default)."""
 
 
-def check_model(model: str) -> None:
+def check_model(model: str, endpoint: ModelEndpoint | None = None) -> None:
     """Raise BenchmarkError unless ``model`` names a known provider whose credentials are set.
 
     ``sim/<name>`` must be in the sim catalogue (no credentials, litellm not imported). Other
     strings need a ``<provider>/`` prefix litellm knows (its provider list or a registered
     custom provider) and every credential variable litellm's ``validate_environment`` names
-    for the model set in the environment. Works offline; imports litellm (seconds) for
+    for the model set in the environment — or, when the spec's ``endpoint`` for the model
+    names its own key variable, that one. Works offline; imports litellm (seconds) for
     non-sim models, so call it outside any event loop.
     """
     provider, slash, name = model.partition("/")
@@ -46,6 +49,9 @@ def check_model(model: str) -> None:
     known |= {str(e.get("provider")) for e in litellm.custom_provider_map}
     if provider not in known:
         raise BenchmarkError(f"model {model!r}: unknown provider {provider!r}", hint=HOW_TO_WRITE)
+    if endpoint is not None and endpoint.api_key_env is not None:
+        endpoint_kwargs(model, endpoint)  # raises when its key variable is not set
+        return
     with contextlib.redirect_stdout(io.StringIO()):  # litellm prints banners on stdout
         missing = litellm.validate_environment(model=model).get("missing_keys") or []
     credentials = [k for k in missing if _CREDENTIAL.search(k)]

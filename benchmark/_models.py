@@ -13,9 +13,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from benchmark._endpoint import endpoint_kwargs
 from benchmark._limits import MAX_RETRY_AFTER_S, Limits, estimate_tokens, gate, retry_after
 from benchmark.errors import BenchmarkError
 from benchmark.sim import register_sim_provider
+from conditions import ModelEndpoint
 
 TIMEOUT_ENV = "VWT_MODEL_TIMEOUT_S"
 """Environment variable: seconds one model request may take before it counts as failed."""
@@ -207,8 +209,10 @@ async def complete(
     seed: int,
     usage: Usage,
     policy: ModelPolicy | None = None,
+    endpoint: ModelEndpoint | None = None,
 ) -> dict[str, Any]:
-    """One chat completion with tools; returns the assistant message as a plain dict.
+    """One chat completion with tools; returns the assistant message as a plain dict. The
+    request goes to ``endpoint`` (base URL, key variable) when the cycle spec gives one.
 
     Transient provider errors (connection, timeout, 429, 5xx) are retried per ``policy``
     (default: :meth:`ModelPolicy.from_env`), after the wait a 429/503 asks for with
@@ -218,6 +222,7 @@ async def complete(
     first waits its turn under ``policy.limits``.
     """
     policy = policy or ModelPolicy.from_env()
+    route = endpoint_kwargs(model, endpoint)
     litellm = await _litellm()
     limits = gate(policy.limits)
     provider = _provider(litellm, model)
@@ -236,6 +241,7 @@ async def complete(
                     temperature=0,
                     max_retries=0,
                     timeout=policy.timeout_s,
+                    **route,
                 )
                 ticket.used(_tokens(response))
             reply = _assistant(response)

@@ -12,6 +12,7 @@ from benchmark._environment import TrialEnvironment
 from benchmark._oracle import CriticalFlag
 from benchmark._task import Family, Task, VerifierResult
 from benchmark.harness import AgentArtifacts, AgentRun, HarnessVersion, run_agent
+from conditions import ModelEndpoint
 from drift import ServedInterface
 
 
@@ -61,16 +62,18 @@ async def run_trial(
     harness: HarnessVersion,
     artifacts: AgentArtifacts,
     seed: int,
+    endpoint: ModelEndpoint | None = None,
 ) -> TrialResult:
     """Run, verify and classify one trial. ``seed`` is sent with every model request (the
-    runner sends the arm's request seed, see ``benchmark._seeds``). Infrastructure failures,
+    runner sends the arm's request seed, see ``benchmark._seeds``); ``endpoint``, where the
+    spec gives one, is where the model's requests go. Infrastructure failures,
     and any other error raised, make it 'invalid' (the reason names the error's class); the
     batch goes on."""
     env = TrialEnvironment(family, task, served, backend, session)
     run = AgentRun()
     try:
         await env.start()
-        run = await run_agent(model, harness, env, artifacts, seed)
+        run = await run_agent(model, harness, env, artifacts, seed, endpoint)
         verdict = await env.verify()
         await env.close()
     except BackendUnavailable as e:

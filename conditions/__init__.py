@@ -21,6 +21,7 @@ from conditions._spec import (
     CycleSpec,
     Evaluation,
     FamilyRoles,
+    ModelEndpoint,
 )
 from conditions._state import NEXT_STEP, CycleState
 from conditions._targets import (
@@ -64,6 +65,7 @@ __all__ = [
     "LedgerCheckpoint",
     "LedgerEntry",
     "ModelAxis",
+    "ModelEndpoint",
     "RevealStatement",
     "RevealedCondition",
     "RevealedLeaf",

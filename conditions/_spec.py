@@ -117,6 +117,24 @@ class Catalogue(_Spec):
         return sha256_hex(canonical(data))
 
 
+class ModelEndpoint(_Spec):
+    """Where one model of the cycle is served, when not where its provider's defaults say: e.g.
+    each of two self-hosted models behind its own OpenAI-compatible server. Operational, not an
+    axis: it changes no condition id, and the key itself never enters the spec."""
+
+    api_base: str = Field(
+        pattern=r"^https?://[^\s]+$",
+        max_length=2048,
+        description="Base URL the model's requests go to, e.g. http://10.0.0.5:8000/v1.",
+    )
+    api_key_env: str | None = Field(
+        default=None,
+        pattern=r"^[A-Z_][A-Z0-9_]{0,127}$",
+        description="Environment variable holding the key for this endpoint (read where the "
+        "trials run); none: the provider's usual variable, if any.",
+    )
+
+
 class FamilyRoles(_Spec):
     """Which task families submissions are developed on and which only targets use.
 
@@ -190,6 +208,13 @@ class CycleSpec(_Spec):
         "file, relative to the spec). Catalogue ids may name them.",
     )
 
+    endpoints: dict[str, ModelEndpoint] = Field(
+        default_factory=dict,
+        description="Per litellm model string of the catalogue: where its requests go and which "
+        "environment variable holds its key, e.g. {'openai/qwen-7b': {api_base: "
+        "'http://gpu1:8000/v1', api_key_env: 'GPU1_KEY'}}.",
+    )
+
     @model_validator(mode="after")
     def _consistent(self) -> Self:
         if parse_time(self.closes_at) <= parse_time(self.opens_at):
@@ -221,6 +246,9 @@ class CycleSpec(_Spec):
                 )
         if src.harness not in cat.harnesses:
             raise ValueError("source.harness must be in catalogue.harnesses")
+        unknown = sorted(set(self.endpoints) - {m.model for m in cat.models})
+        if unknown:
+            raise ValueError(f"endpoints names {unknown}, not models of catalogue.models")
         _unique([v.id for v in self.interfaces], "interfaces (by id)")
         for v in self.interfaces:
             if v.env not in cat.tool_interfaces:

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchmark import check_model, family
 from benchmark.sim import PROVIDER as SIM_PROVIDER
 from benchmark.sim import sim_model
-from conditions import Condition, CycleSpec
+from conditions import Condition, CycleSpec, ModelEndpoint
 from runner._accounting import Accounting, account
 from runner._execute import MAX_ATTEMPTS, Execution, Progress, execute
 from runner._lock import home_lock
@@ -46,9 +46,10 @@ class DevRun(BaseModel):
     )
 
 
-def _model_labels(model: str) -> tuple[str, str]:
+def _model_labels(model: str, endpoint: ModelEndpoint | None) -> tuple[str, str]:
     """(provider, version label) of a litellm model string, for the records."""
-    check_model(model)  # no provider prefix, unknown provider or sim model, no credentials
+    # no provider prefix, unknown provider or sim model, no credentials
+    check_model(model, endpoint)
     prefix, _, name = model.partition("/")
     if prefix == SIM_PROVIDER:
         spec = sim_model(name)
@@ -56,12 +57,15 @@ def _model_labels(model: str) -> tuple[str, str]:
     return prefix, name
 
 
-def dev_condition(source: Condition, model: str | None = None) -> Condition:
-    """``source`` on its family's public dev split, with ``model`` (a litellm string) if given."""
+def dev_condition(
+    source: Condition, model: str | None = None, endpoint: ModelEndpoint | None = None
+) -> Condition:
+    """``source`` on its family's public dev split, with ``model`` (a litellm string) if given
+    (checked with its ``endpoint``, when the spec gives it one)."""
     data = source.model_dump()
     data["task_family"]["split"] = DEV_SPLIT
     if model is not None:
-        provider, version = _model_labels(model)
+        provider, version = _model_labels(model, endpoint)
         data["model"] = {"model": model, "version": version}
         data["provider"] = provider
     return Condition.model_validate(data)
@@ -94,7 +98,7 @@ def run_dev(
     RunnerError if trials are missing after; trials still invalid are counted in the
     accounting, and ``execution.first_invalid`` says why.
     """
-    condition = dev_condition(spec.source, model)
+    condition = dev_condition(spec.source, model, spec.endpoints.get(model or ""))
     for fam in map(family, condition.task_family.families):
         if DEV_SPLIT not in fam.splits:
             raise RunnerError(
@@ -111,6 +115,7 @@ def run_dev(
         tasks_per_split=n,
         k=trials,
         interfaces=spec.interfaces,
+        endpoints=spec.endpoints,
     )
     home.mkdir(parents=True, exist_ok=True)
     with home_lock(home):

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmark import ModelPolicy, backend_timeout
+from benchmark import ModelPolicy, backend_timeout, require_endpoint_keys
 from runner._accounting import INVALID
 from runner._ray import ADDRESS_ENV, start_ray
 from runner._records import Batch, TrialRecord
@@ -83,7 +83,7 @@ LOCAL_MAX_TRIALS = 256
 """``auto`` runs at most this many pending trials locally (no runtime to start), more on Ray."""
 
 
-def _executor(todo: list[Batch], total: int) -> Streams:
+def _executor(todo: list[Batch], total: int, forward: tuple[str, ...]) -> Streams:
     """Ray for a cluster or a large run; a local process pool for a small one (a dev run, a
     small cell), which starts at once. ``VWT_EXECUTOR`` overrides the choice."""
     choice = os.environ.get(EXECUTOR_ENV, "auto").strip() or "auto"
@@ -94,7 +94,7 @@ def _executor(todo: list[Batch], total: int) -> Streams:
     clustered = bool(os.environ.get(ADDRESS_ENV, "").strip())
     if choice == "local" or (choice == "auto" and not clustered and total <= LOCAL_MAX_TRIALS):
         return LocalStreams(stream_batch, min(len(todo), os.cpu_count() or 1))
-    start_ray()
+    start_ray(forward=forward)
     return RayStreams(stream_batch)
 
 
@@ -129,6 +129,7 @@ def execute(
     # Settings the workers read: a malformed one is one error here, not a failure per batch.
     ModelPolicy.from_env()
     backend_timeout()
+    keys = require_endpoint_keys((b.condition.model.model, b.endpoint) for b in batches)
     planned = [t.key for b in batches for t in b.trials]
     todo = _pending(batches, store.valid_keys())
     total = sum(len(b.trials) for b in todo)
@@ -144,7 +145,7 @@ def execute(
         remove_stale_sandboxes()
     run = _Run(store, result, max_attempts, progress, total)
     try:
-        run.start(_executor(todo, total), todo, kind.value, concurrency)
+        run.start(_executor(todo, total, tuple(keys)), todo, kind.value, concurrency)
         run.drain()
     except KeyboardInterrupt:
         run.stop()

@@ -72,6 +72,7 @@ def _plan(cycle: Cycle, phase: str, bundles: list[Bundle]) -> list[Batch]:
                 tasks_per_split=evaluation.tasks_per_split,
                 k=evaluation.k,
                 interfaces=cycle.spec.interfaces,
+                endpoints=cycle.spec.endpoints,
                 baseline=False,
             )
         ]
@@ -84,6 +85,7 @@ def _plan(cycle: Cycle, phase: str, bundles: list[Bundle]) -> list[Batch]:
         tasks_per_split=evaluation.tasks_per_split,
         k=evaluation.k,
         interfaces=cycle.spec.interfaces,
+        endpoints=cycle.spec.endpoints,
     )
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from benchmark import family, interface_version, stable_int
 from benchmark.harness import AgentArtifacts
-from conditions import Condition
+from conditions import Condition, ModelEndpoint
 from drift import InterfaceVersion
 from runner._records import Arm, Batch, Phase, TrialSpec, trial_key
 from submissions import Bundle
@@ -34,6 +34,7 @@ def plan_phase(
     batch_size: int = BATCH_SIZE,
     interfaces: Sequence[InterfaceVersion] = (),
     baseline: bool = True,
+    endpoints: Mapping[str, ModelEndpoint] | None = None,
 ) -> list[Batch]:
     """The batches of one phase: each bundle's arm and, if ``baseline``, the no-artifact arm.
     A trial's model seed depends only on (cycle seed, task, trial index), so arms, phases and
@@ -43,7 +44,8 @@ def plan_phase(
     ``Cycle.evaluation_conditions``), a public condition's is ``condition.id``. Trial keys and
     records carry that id. ``interfaces`` are the cycle's own interface versions, beyond the
     built-in ones. A condition over a family set runs ``tasks_per_split`` tasks of each family
-    (task ids name their family, so keys stay distinct)."""
+    (task ids name their family, so keys stay distinct). ``endpoints`` (the spec's) say where
+    each model is served, when not at its provider's defaults."""
     batches = []
     for condition_id, condition in conditions:
         for family_id in condition.task_family.families:
@@ -60,6 +62,7 @@ def plan_phase(
                 batch_size,
                 interfaces,
                 baseline,
+                (endpoints or {}).get(condition.model.model),
             )
     return batches
 
@@ -77,6 +80,7 @@ def _family_batches(
     batch_size: int,
     interfaces: Sequence[InterfaceVersion],
     baseline: bool,
+    endpoint: ModelEndpoint | None,
 ) -> list[Batch]:
     fam = family(family_id)
     split = condition.task_family.split
@@ -113,6 +117,7 @@ def _family_batches(
                     ),
                     artifacts_json=artifacts.model_dump_json(),
                     interface=interface,
+                    endpoint=endpoint,
                     split_seed=split_seed,
                     trials=tuple(specs[start : start + batch_size]),
                 )

@@ -41,7 +41,9 @@ def _single_machine() -> None:
     ray_constants.ENABLE_RAY_CLUSTER = False
 
 
-def start_ray(num_cpus: int | None = None, setup_hook: str | None = None) -> None:
+def start_ray(
+    num_cpus: int | None = None, setup_hook: str | None = None, forward: tuple[str, ...] = ()
+) -> None:
     """Start Ray unless it is running in this process.
 
     Without ``VWT_RAY_ADDRESS``: a new local runtime whose every server (GCS, raylet, object
@@ -49,14 +51,15 @@ def start_ray(num_cpus: int | None = None, setup_hook: str | None = None) -> Non
     driver's priority (at Ray's default, nice 15, they starve beside any other load). With
     it: connect to that cluster (e.g. ``ray://head:10001`` or ``head:6379``); its nodes need
     the model provider's credentials in their own environment. ``setup_hook`` names a
-    function (``module.attr``) every worker runs at start-up.
+    function (``module.attr``) every worker runs at start-up; ``forward`` names more variables
+    of this environment the workers get (the key variables of the spec's model endpoints).
     """
     import ray
 
     if ray.is_initialized():
         return
     env_vars = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "RAY_USAGE_STATS_ENABLED": "0"}
-    env_vars |= {k: os.environ[k] for k in FORWARDED_ENV if k in os.environ}
+    env_vars |= {k: os.environ[k] for k in (*FORWARDED_ENV, *forward) if k in os.environ}
     runtime_env: dict[str, Any] = {"env_vars": env_vars}
     if setup_hook:
         runtime_env["worker_process_setup_hook"] = setup_hook

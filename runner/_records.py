@@ -9,7 +9,7 @@ import rfc8785
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from benchmark import CriticalFlag, Usage
-from conditions import Condition
+from conditions import Condition, ModelEndpoint
 from drift import InterfaceVersion
 
 Arm = Literal["with", "without"]
@@ -55,6 +55,10 @@ class Batch(BaseModel):
     artifacts_json: str = Field(description="The AgentArtifacts, as JSON.")
     interface: InterfaceVersion = Field(
         description="The interface version served (built in or defined by the cycle)."
+    )
+    endpoint: ModelEndpoint | None = Field(
+        default=None,
+        description="Where the model is served, when the spec says (never the key itself).",
     )
     split_seed: int = Field(description="Seed of the task split.")
     trials: tuple[TrialSpec, ...] = Field(description="The trials.")

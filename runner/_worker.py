@@ -153,6 +153,7 @@ async def run_batch_async(
                 harness=harness,
                 artifacts=artifacts,
                 seed=request_seed(spec.seed, arm),
+                endpoint=batch.endpoint,
             )
         trace = json.dumps(result.run.messages, sort_keys=True).encode()
         sha = hashlib.sha256(trace).hexdigest()

@@ -20,6 +20,7 @@ from benchmark.harness._runtime import check_interface
 from benchmark.harness._skill_ir import TypedSkill
 from benchmark.harness._trajectory import render_episode, retrieve
 from benchmark.harness._versions import HarnessVersion
+from conditions import ModelEndpoint
 from drift import ToolCall
 
 LOAD_SKILL = "load_skill"
@@ -52,8 +53,10 @@ class _Agent:
         env: TrialEnvironment,
         artifacts: AgentArtifacts,
         seed: int,
+        endpoint: ModelEndpoint | None,
     ) -> None:
         self.model, self.harness, self.env, self.seed = model, harness, env, seed
+        self.endpoint = endpoint
         family = env.family.id
         self.recipes = list(artifacts.recipes)
         self.trajectories = list(artifacts.trajectories)
@@ -172,6 +175,7 @@ class _Agent:
                     seed=self.seed,
                     usage=run.usage,
                     policy=self.policy,
+                    endpoint=self.endpoint,
                 )
             except ModelCallFailed as e:
                 run.invalid = str(e)
@@ -202,6 +206,8 @@ async def run_agent(
     env: TrialEnvironment,
     artifacts: AgentArtifacts,
     seed: int,
+    endpoint: ModelEndpoint | None = None,
 ) -> AgentRun:
-    """Run the agent on ``env``'s task until it answers, stops safely or hits the turn limit."""
-    return await _Agent(model, harness, env, artifacts, seed).go()
+    """Run the agent on ``env``'s task until it answers, stops safely or hits the turn limit;
+    its model calls go to ``endpoint`` when one is given."""
+    return await _Agent(model, harness, env, artifacts, seed, endpoint).go()

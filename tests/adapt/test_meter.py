@@ -143,3 +143,19 @@ def test_the_budget_is_the_cycle_specs() -> None:
         SPEC.adaptation.budget_seconds,
         SPEC.adaptation.human_minutes,
     )
+
+
+def test_a_call_goes_to_the_models_endpoint_with_its_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmark.sim import SimServer
+    from conditions import ModelEndpoint
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("VWT_TEST_ADAPT_KEY", "k")
+    with SimServer() as server:
+        endpoint = ModelEndpoint(api_base=server.url, api_key_env="VWT_TEST_ADAPT_KEY")
+        g = MeteredGateway(
+            Budget(tokens=10_000, calls=3, seconds=600), endpoints={"openai/acme-2": endpoint}
+        )
+        reply = g.complete("openai/acme-2", [{"role": "user", "content": "hello"}])
+        assert reply.choices[0].message is not None
+        assert server.stats.answered == 1 and g.cost().calls == 1
