@@ -55,7 +55,7 @@ $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	touch $@ $(VENV)/.installed
 
 bench: $(VENV)/.installed-bench
-	@for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	@for f in bench/[!_]*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
 	rm -rf $(VENV) .vwt .mypy_cache .ruff_cache .pytest_cache .hypothesis
