@@ -61,6 +61,25 @@ class Stopwatch:
         self.seconds = time.perf_counter() - self._start
 
 
+class CpuBusy:
+    """Cores the whole machine kept busy since this was made (from /proc/stat, Linux only)."""
+
+    def __init__(self) -> None:
+        self._start = self._times()
+
+    @staticmethod
+    def _times() -> tuple[int, int]:
+        with open("/proc/stat") as f:
+            ticks = [int(t) for t in f.readline().split()[1:]]
+        idle = ticks[3] + ticks[4]  # idle and iowait
+        return sum(ticks) - idle, sum(ticks)
+
+    def cores(self) -> float:
+        """Busy cores on average: busy time over elapsed time, times the cores."""
+        (busy0, total0), (busy1, total1) = self._start, self._times()
+        return (os.cpu_count() or 1) * (busy1 - busy0) / max(total1 - total0, 1)
+
+
 def rate(trials: int, seconds: float) -> str:
     """``N trials in S s = R trials/s``."""
     return f"{trials} trials in {seconds:.2f} s = {trials / seconds:.1f} trials/s"
@@ -93,9 +112,9 @@ def trial_count(batches: list[Batch]) -> int:
     return sum(len(b.trials) for b in batches)
 
 
-def first_trials(batches: list[Batch], n: int) -> list[Batch]:
-    """The first trial of each of the first ``n`` batches (a warm-up's work)."""
-    return [b.model_copy(update={"trials": b.trials[:1]}) for b in batches[:n]]
+def first_trials(batches: list[Batch]) -> list[Batch]:
+    """The first trial of each batch: a warm-up that reaches every worker Ray will use."""
+    return [b.model_copy(update={"trials": b.trials[:1]}) for b in batches]
 
 
 def execute_in_temp_store(batches: list[Batch]) -> tuple[Execution, int]:

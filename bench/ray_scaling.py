@@ -4,10 +4,13 @@ Run: .venv/bin/python bench/ray_scaling.py [--tasks 4] [--k 2] [--pieces 2] [--r
 full size: --full (24 sealed tasks, k=3: 360 trials, 2 passes). The source condition, frozen
 phase, every reference bundle and the baseline (one batch per arm, cut in --pieces), sim model
 in process (no network: the trials are CPU-bound), local sandbox. Ray is started with one
-CPU, warmed up (one trial per worker), and runs every batch through ``runner.execute`` into a
-new store; then shut down and started again with two; --repeats times, alternating. Prints
-trials/s for each pass, the best pass of each and the speed-up; the load average says how idle
-the machine was (the target, >= 1.7x, is for an idle 2-core machine).
+CPU, warmed up (one untimed pass over every batch: the first pass after Ray starts is slower),
+and runs every batch through ``runner.execute`` into a new store; then shut down and started
+again with two; --repeats times, alternating. Prints trials/s for each pass, the best pass of
+each and the speed-up; the load average says how idle the machine was (the target, >= 1.7x,
+is for an idle 2-core machine), and the cores busy during each pass (machine-wide, from
+/proc/stat) show how much of the machine one worker already uses: its batch's backend process
+and the driver storing records work beside it.
 """
 
 from __future__ import annotations
@@ -18,10 +21,10 @@ import sys
 
 import ray
 from _common import (
+    CpuBusy,
     Stopwatch,
     bench_run,
     execute_in_temp_store,
-    first_trials,
     load_average,
     rate,
     source_batches,
@@ -65,9 +68,11 @@ def main() -> int:
         for n in range(repeats):  # alternating, so that both see the same load
             for workers in (1, 2):
                 start_ray(num_cpus=workers)
-                execute_in_temp_store(first_trials(batches, workers))
+                execute_in_temp_store(batches)
+                busy = CpuBusy()
                 with Stopwatch() as run:
                     done, stored = execute_in_temp_store(batches)
+                cores = busy.cores()
                 ray.shutdown()
                 if stored != trials:
                     print(f"error: {workers} worker(s) stored {stored} of {trials} trials")
@@ -75,7 +80,7 @@ def main() -> int:
                 seconds[workers].append(run.seconds)
                 print(
                     f"pass {n + 1}, {workers} worker(s): {rate(done.ran, run.seconds)} "
-                    f"(load {load_average()})"
+                    f"({cores:.1f} cores busy, load {load_average()})"
                 )
         one, two = min(seconds[1]), min(seconds[2])
         print(f"1 worker(s), best pass: {rate(trials, one)}")

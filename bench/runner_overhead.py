@@ -7,11 +7,12 @@ model in process, local sandbox.
 
 Side by side in one run: (a) ``runner.run_batch`` on each batch in this process, one after the
 other (no Ray, no store); (b) ``runner.execute``: Ray generator tasks with ``--ray-cpus``
-workers, records streamed to the driver and written to a SQLite store. Both sides warm up first
-(one trial in this process, one per Ray worker), then run --repeats passes each, alternating
-so that both see the same load on a shared machine. Prints each pass, the best pass's trials/s
-of both and their ratio, without and with Ray's start-up and warm-up. With --ray-cpus 1 both
-sides run one batch at a time, so the ratio is the runner's own overhead.
+workers, records streamed to the driver and written to a SQLite store. Both sides warm up
+first (the first trial of each batch, in this process and on Ray), then run --repeats passes
+each, alternating so that both see the same load on a shared machine. Prints each pass, the
+best pass's trials/s of both and their ratio, without and with Ray's start-up and warm-up.
+With --ray-cpus 1 both sides run one batch at a time, so the ratio is the runner's own
+overhead.
 """
 
 from __future__ import annotations
@@ -65,11 +66,12 @@ def main() -> int:
     title = f"runner overhead: {trials} trials, {len(batches)} batches, {repeats} pass(es) each"
     with bench_run(title):
         # warm-up: litellm's import and the first sandbox, on both sides, outside the timings
-        run_batch(first_trials(batches, 1)[0].model_dump_json(), "local")
+        for warm_up in first_trials(batches):
+            run_batch(warm_up.model_dump_json(), "local")
         with Stopwatch() as ray_start:
             start_ray(num_cpus=args.ray_cpus)
         with Stopwatch() as warm:
-            execute_in_temp_store(first_trials(batches, args.ray_cpus))
+            execute_in_temp_store(first_trials(batches))
         print(f"Ray start {ray_start.seconds:.1f} s, worker warm-up {warm.seconds:.1f} s")
         plain, full = [], []
         for n in range(repeats):  # alternating, so that both sides see the same load
