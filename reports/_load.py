@@ -343,7 +343,9 @@ def _submission_rows(r: ReleaseStatement) -> list[dict[str, Any]]:
     ]
 
 
-def load_release(path: Path, *, verify: bool = False, key: str | None = None) -> LoadedRelease:
+def load_release(
+    path: str | Path, *, verify: bool = False, key: str | None = None
+) -> LoadedRelease:
     """Read the release at ``path`` (its release.json, or the directory holding it) into
     DataFrames (see ``LoadedRelease``).
 
@@ -353,6 +355,7 @@ def load_release(path: Path, *, verify: bool = False, key: str | None = None) ->
     check fails. Needs pandas (``pip install 'vwt[analysis]'``).
     """
     pd = optional_module("pandas", "loading a release into DataFrames")
+    path = Path(path)
     verification = verify_release(path, key) if verify else None
     file = path / RELEASE_FILE if path.is_dir() else path
     r = read_release(file).release

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests import _netguard
+
+if TYPE_CHECKING:
+    from benchmark.sim import SimServer
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
@@ -17,6 +21,19 @@ _ROOT = str(Path(__file__).resolve().parents[1])
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p)
 
 _netguard.install()
+
+
+@pytest.fixture
+def route(monkeypatch: pytest.MonkeyPatch) -> Callable[[SimServer], None]:
+    """Point ``openai/…`` models at a sim server over loopback HTTP, as a user would: by
+    environment."""
+
+    def point(server: SimServer) -> None:
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+        monkeypatch.setenv("OPENAI_API_BASE", server.url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sim")
+
+    return point
 
 
 @pytest.fixture(scope="session")

@@ -23,18 +23,6 @@ FAST = ModelPolicy(timeout_s=5, attempts=2, backoff_s=0.01)
 MESSAGES = [{"role": "user", "content": "Refund ORD-1"}]
 
 
-@pytest.fixture
-def route(monkeypatch: pytest.MonkeyPatch) -> Callable[[SimServer], None]:
-    """Point ``openai/…`` models at a sim server, as a user would: by environment."""
-
-    def point(server: SimServer) -> None:
-        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-        monkeypatch.setenv("OPENAI_API_BASE", server.url)
-        monkeypatch.setenv("OPENAI_API_KEY", "sim")
-
-    return point
-
-
 def _calls(n: int, policy: ModelPolicy, model: str = "openai/acme-2") -> float:
     """Seconds ``n`` concurrent gateway calls take."""
 

@@ -125,18 +125,6 @@ def _over_http(batch: Batch) -> Batch:
     )
 
 
-@pytest.fixture
-def route(monkeypatch: pytest.MonkeyPatch) -> Callable[[SimServer], None]:
-    """Point ``openai/…`` models at a sim server, by environment as a user would."""
-
-    def point(server: SimServer) -> None:
-        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-        monkeypatch.setenv("OPENAI_API_BASE", server.url)
-        monkeypatch.setenv("OPENAI_API_KEY", "sim")
-
-    return point
-
-
 @pytest.mark.parametrize("status", [404, 400, 401, 403])
 def test_a_provider_error_ends_its_trial_not_the_batch(
     batches: list[Batch], route: Callable[[SimServer], None], status: Any
