@@ -197,7 +197,7 @@ def test_conditions_and_submissions(loaded: LoadedRelease, pub: Path) -> None:
 def test_loading_does_not_verify_unless_asked(loaded: LoadedRelease, pub: Path) -> None:
     assert not loaded.verified and loaded.verification is None
     assert loaded.path == pub / RELEASE_FILE
-    checked = load_release(pub / RELEASE_FILE, verify=True)
+    checked = load_release(str(pub / RELEASE_FILE), verify=True)  # a str path does too
     assert checked.verified and checked.verification is not None
     assert checked.verification.cells == len(checked.cells)
 
