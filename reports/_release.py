@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 from datetime import UTC, datetime
 from pathlib import Path
@@ -308,16 +309,25 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
         f"make room on the disk of {public} (or make it writable), then run "
         f"`vwt report build --home {cycle.home}` again"
     )
-    for folder in sorted({(public / name).parent for name, _ in published.files}):
-        try:
-            folder.mkdir(exist_ok=True)
-        except OSError as e:
-            raise ReportError(f"cannot create {folder}: {e.strerror or e}", hint) from None
-    publish_files(
-        [(public / name, data) for name, data in published.files]
-        + [(public / TRIALS_FILE, trials), (path, release)],
-        hint,
-    )
+    created = []
+    try:
+        for folder in sorted({(public / name).parent for name, _ in published.files}):
+            if not folder.is_dir():
+                try:
+                    folder.mkdir()
+                except OSError as e:
+                    raise ReportError(f"cannot create {folder}: {e.strerror or e}", hint) from None
+                created.append(folder)
+        publish_files(
+            [(public / name, data) for name, data in published.files]
+            + [(public / TRIALS_FILE, trials), (path, release)],
+            hint,
+        )
+    except ReportError:
+        for folder in created:  # a failed first build leaves no empty folder either
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
     cycle.ledger.append(
         "report.released",
         {

@@ -50,7 +50,12 @@ def fill_disk_after(monkeypatch: pytest.MonkeyPatch, room: int, name: str) -> No
 
 
 def _listing(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in folder.iterdir()}
+    """Every file under ``folder`` (traces, artifacts and interfaces too) by relative path;
+    folders as their own entries, so an empty folder left behind shows."""
+    return {
+        str(p.relative_to(folder)): p.read_bytes() if p.is_file() else b"<dir>"
+        for p in folder.rglob("*")
+    }
 
 
 def test_files_are_replaced_whole(tmp_path: Path) -> None:
