@@ -36,7 +36,7 @@ INTERFACES_DIR = "interfaces"
 """Directory of the published interface version files, next to ``release.json``."""
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@+-]")
-_REPUBLISH = (
+REPUBLISH = (
     "get the release's files exactly as the operator published them, or treat the release as "
     "untrustworthy"
 )
@@ -70,7 +70,7 @@ def version_file_bytes(version: InterfaceVersion) -> bytes:
         served = serve(version.env, version)
         base = family_for_env(version.env).base_tools()
     except BenchmarkError as e:
-        raise ReportError(f"released interface {version.id!r}: {e}", _REPUBLISH) from None
+        raise ReportError(f"released interface {version.id!r}: {e}", REPUBLISH) from None
     vf = VersionFile(
         version=version,
         base=base.to_mcp(),
@@ -133,17 +133,23 @@ def published_files(
     return Published(files=tuple(files), artifacts=tuple(artifacts), interfaces=tuple(refs))
 
 
-def _read(folder: Path, ref: FileRef, what: str, max_bytes: int) -> bytes:
+def read_pinned(
+    folder: Path, ref: FileRef, what: str, max_bytes: int, unreadable_hint: str = REPUBLISH
+) -> bytes:
+    """The bytes of the file ``ref`` pins, under ``folder``: ReportError (naming ``what``) if
+    it cannot be read within ``max_bytes`` or its SHA-256 is not the pinned one."""
     path = folder / ref.name
     data, problem = capped_bytes(path, max_bytes)
     if problem is not None:
-        raise ReportError(f"{what} {path} cannot be read: it {problem}", _REPUBLISH)
+        raise ReportError(
+            f"the release's {what} {path} cannot be read: it {problem}", unreadable_hint
+        )
     digest = hashlib.sha256(data).hexdigest()
     if digest != ref.sha256:
         raise ReportError(
             f"{what} {path} does not match the SHA-256 pinned in the release "
             f"(file {digest[:16]}…, release {ref.sha256[:16]}…)",
-            _REPUBLISH,
+            REPUBLISH,
         )
     return data
 
@@ -153,7 +159,7 @@ def _check_refs(refs: tuple[FileRef, ...], names: list[str], what: str) -> None:
         raise ReportError(
             f"the release pins {len(refs)} {what} files, not one per {what} it uses "
             f"({len(names)}), under the names it derives from them",
-            _REPUBLISH,
+            REPUBLISH,
         )
 
 
@@ -175,19 +181,19 @@ def check_artifacts(folder: Path, refs: tuple[FileRef, ...], bundles: list[str])
     name's; returns how many."""
     _check_refs(refs, [artifact_name(h) for h in bundles], "bundle")
     for ref, h in zip(refs, bundles, strict=True):
-        data = _read(folder, ref, "artifact", MAX_BUNDLE_BYTES)
+        data = read_pinned(folder, ref, "artifact", MAX_BUNDLE_BYTES)
         try:
             recomputed = Bundle.model_validate_json(data).hash
         except ValidationError as e:
             first = e.errors()[0]
             raise ReportError(
-                f"artifact {folder / ref.name} is not a valid bundle ({first['msg']})", _REPUBLISH
+                f"artifact {folder / ref.name} is not a valid bundle ({first['msg']})", REPUBLISH
             ) from None
         if recomputed != h:
             raise ReportError(
                 f"artifact {folder / ref.name} is a bundle of hash {recomputed[:16]}…, not "
                 f"{h[:16]}…",
-                _REPUBLISH,
+                REPUBLISH,
             )
     return len(refs)
 
@@ -199,11 +205,11 @@ def check_interfaces(
     ordered = sorted(interfaces, key=lambda v: v.id)
     _check_refs(refs, [interface_name(v.id) for v in ordered], "interface")
     for ref, v in zip(refs, ordered, strict=True):
-        data = _read(folder, ref, "interface file", MAX_FILE_BYTES)
+        data = read_pinned(folder, ref, "interface file", MAX_FILE_BYTES)
         if data != version_file_bytes(v):
             raise ReportError(
                 f"interface file {folder / ref.name} is not the version file of the release's "
                 f"definition of {v.id!r}",
-                _REPUBLISH,
+                REPUBLISH,
             )
     return len(refs)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import rfc8785
@@ -24,10 +23,12 @@ from reports._adapted import check_access_log, sealed_of
 from reports._complete import check_complete
 from reports._matrix import Cell, build_matrix
 from reports._published import (
+    REPUBLISH,
     FileRef,
     check_artifacts,
     check_interfaces,
     check_traces,
+    read_pinned,
     released_bundles,
 )
 from reports._release import (
@@ -46,11 +47,6 @@ MAX_TRIALS_BYTES = 1024 * 1024 * 1024
 """Largest trials file read."""
 FORMAT = ReleaseStatement.model_fields["v"].default
 """The release format this vwt builds and reads."""
-
-_REPUBLISH = (
-    "get the release files exactly as the operator published them, or treat the release as "
-    "untrustworthy"
-)
 
 
 class VerifiedRelease(BaseModel):
@@ -115,7 +111,7 @@ def read_release(path: Path) -> SignedRelease:
                 "rebuild it with `vwt report build` (the operator), or read it with the vwt "
                 "that built it",
             ) from None
-        raise ReportError(f"release {file} is malformed: {_first_errors(e)}", _REPUBLISH) from None
+        raise ReportError(f"release {file} is malformed: {_first_errors(e)}", REPUBLISH) from None
 
 
 class _Versioned(BaseModel):
@@ -143,7 +139,7 @@ def _check_signature(signed: SignedRelease, expected_key: str | None) -> None:
         raise ReportError(
             "the release's signature does not verify under its public key "
             "(altered release or forged signature)",
-            _REPUBLISH,
+            REPUBLISH,
         )
     if expected_key is not None and expected_key not in (
         signed.public_key,
@@ -159,21 +155,10 @@ def _check_signature(signed: SignedRelease, expected_key: str | None) -> None:
 def _published(folder: Path, ref: FileRef, what: str, max_bytes: int) -> tuple[Path, bytes]:
     if ref.name in ("", ".", "..") or Path(ref.name).name != ref.name:
         raise ReportError(f"the release names its {what} {ref.name!r}, not a plain file name")
-    path = folder / ref.name
-    data, problem = capped_bytes(path, max_bytes)
-    if problem is not None:
-        raise ReportError(
-            f"the release's {what} {path} cannot be read: it {problem}",
-            f"put {ref.name} next to {RELEASE_FILE}, as published",
-        )
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != ref.sha256:
-        raise ReportError(
-            f"{what} {path} does not match the SHA-256 pinned in the release "
-            f"(file {digest[:16]}…, release {ref.sha256[:16]}…)",
-            _REPUBLISH,
-        )
-    return path, data
+    data = read_pinned(
+        folder, ref, what, max_bytes, f"put {ref.name} next to {RELEASE_FILE}, as published"
+    )
+    return folder / ref.name, data
 
 
 def _check_reveal(signed: SignedRelease, commitment: Path, reveal: Path) -> VerifiedReveal:
@@ -185,13 +170,13 @@ def _check_reveal(signed: SignedRelease, commitment: Path, reveal: Path) -> Veri
         raise ReportError(
             f"the release is signed by key {fingerprint(signed.public_key)} but the commitment "
             f"by key {verified.fingerprint}: the release is not the committing operator's",
-            _REPUBLISH,
+            REPUBLISH,
         )
     if verified.cycle != signed.release.cycle:
         raise ReportError(
             f"the release is for cycle {signed.release.cycle!r} but the commitment for "
             f"{verified.cycle!r}",
-            _REPUBLISH,
+            REPUBLISH,
         )
     return verified
 
@@ -208,65 +193,65 @@ def _check_evaluation(r: ReleaseStatement, verified: VerifiedReveal) -> None:
             f"the release's evaluation size ({_size(got.tasks_per_split, got.k)}) is not the "
             f"committed one ({_size(committed.tasks_per_split, committed.k)})",
             "a release must report the evaluation at the size committed before submissions "
-            "opened; " + _REPUBLISH,
+            "opened; " + REPUBLISH,
         )
 
 
 def _check_conditions(r: ReleaseStatement, verified: VerifiedReveal) -> None:
     roles = [c.role for c in r.conditions]
     if roles.count("source") != 1 or roles[0] != "source":
-        raise ReportError("the release must list exactly one source condition, first", _REPUBLISH)
+        raise ReportError("the release must list exactly one source condition, first", REPUBLISH)
     source = r.conditions[0].condition
     revealed = {c.id: c.condition for c in verified.conditions}
     if r.conditions[0].id != source.id:
         raise ReportError(
             f"the source condition is released as {r.conditions[0].id}, but its id is {source.id}",
-            _REPUBLISH,
+            REPUBLISH,
         )
     development = set(verified.families.development)
     if set(source.task_family.families) != development:
         raise ReportError(
             f"the source condition's task families ({', '.join(source.task_family.families)}) "
             f"are not the committed development families ({', '.join(sorted(development))})",
-            _REPUBLISH,
+            REPUBLISH,
         )
     for c in r.conditions:
         if tuple(c.condition.differs_on(source)) != c.varied:
-            raise ReportError(f"released condition {c.id} is mislabelled", _REPUBLISH)
+            raise ReportError(f"released condition {c.id} is mislabelled", REPUBLISH)
     released = [c.id for c in r.conditions[1:]]
     if len(set(released)) != len(released) or source.id in released:
-        raise ReportError("the release lists a condition twice", _REPUBLISH)
+        raise ReportError("the release lists a condition twice", REPUBLISH)
     if extra := ", ".join(sorted(set(released) - revealed.keys())):
-        raise ReportError(f"released target conditions not in the reveal: {extra}", _REPUBLISH)
+        raise ReportError(f"released target conditions not in the reveal: {extra}", REPUBLISH)
     if missing := ", ".join(sorted(revealed.keys() - set(released))):
         raise ReportError(
             f"revealed conditions missing from the release: {missing}",
-            "a release must report every condition it reveals; " + _REPUBLISH,
+            "a release must report every condition it reveals; " + REPUBLISH,
         )
     for c in r.conditions[1:]:
         if c.condition != revealed[c.id]:
             raise ReportError(
-                f"released target {c.id} is not the condition revealed under that id", _REPUBLISH
+                f"released target {c.id} is not the condition revealed under that id", REPUBLISH
             )
 
 
 def _check_record(r: ReleaseStatement, rec: TrialRecord, names: dict[str, str], line: int) -> None:
     where = f"trial record on line {line}"
     if rec.cycle != r.cycle:
-        raise ReportError(f"{where} is from cycle {rec.cycle!r}, not {r.cycle!r}", _REPUBLISH)
+        raise ReportError(f"{where} is from cycle {rec.cycle!r}, not {r.cycle!r}", REPUBLISH)
     if rec.condition_id not in {c.id for c in r.conditions}:
-        raise ReportError(f"{where} is for unreleased condition {rec.condition_id}", _REPUBLISH)
+        raise ReportError(f"{where} is for unreleased condition {rec.condition_id}", REPUBLISH)
     if (rec.arm == "without") != (rec.bundle_hash is None):
-        raise ReportError(f"{where}: arm {rec.arm!r} contradicts its bundle hash", _REPUBLISH)
+        raise ReportError(f"{where}: arm {rec.arm!r} contradicts its bundle hash", REPUBLISH)
     if rec.bundle_hash is not None and names.get(rec.bundle_hash) != rec.submission:
         raise ReportError(
             f"{where} is for submission {rec.submission} ({rec.bundle_hash[:12]}…), which the "
             "release does not list",
-            _REPUBLISH,
+            REPUBLISH,
         )
     parts = (rec.bundle_hash, rec.condition_id, rec.phase, rec.arm, rec.task_id, rec.trial)
     if trial_key(*parts) != rec.key:
-        raise ReportError(f"{where}: its key is not the hash of its parts", _REPUBLISH)
+        raise ReportError(f"{where}: its key is not the hash of its parts", REPUBLISH)
 
 
 def _read_trials(r: ReleaseStatement, path: Path, data: bytes) -> list[TrialRecord]:
@@ -278,16 +263,16 @@ def _read_trials(r: ReleaseStatement, path: Path, data: bytes) -> list[TrialReco
             rec = TrialRecord.model_validate_json(line)
         except ValidationError as e:
             raise ReportError(
-                f"trial record on line {i} of {path} is malformed: {_first_errors(e)}", _REPUBLISH
+                f"trial record on line {i} of {path} is malformed: {_first_errors(e)}", REPUBLISH
             ) from None
         _check_record(r, rec, names, i)
         if rec.key in keys:
-            raise ReportError(f"trial {rec.key[:12]}… is recorded twice", _REPUBLISH)
+            raise ReportError(f"trial {rec.key[:12]}… is recorded twice", REPUBLISH)
         keys.add(rec.key)
         records.append(rec)
     if len(records) != r.n_trials:
         raise ReportError(
-            f"{path} holds {len(records)} trial records, the release says {r.n_trials}", _REPUBLISH
+            f"{path} holds {len(records)} trial records, the release says {r.n_trials}", REPUBLISH
         )
     return records
 
@@ -301,23 +286,23 @@ def _check_interfaces(r: ReleaseStatement, records: list[TrialRecord]) -> None:
             if (env, vid) not in defined:
                 raise ReportError(
                     f"condition {c.id} serves {vid!r}, which the release does not define",
-                    _REPUBLISH,
+                    REPUBLISH,
                 )
             try:
                 digests[(env, vid)] = serve(env, defined[(env, vid)]).digest
             except BenchmarkError as e:
-                raise ReportError(f"released interface {vid!r}: {e}", _REPUBLISH) from None
+                raise ReportError(f"released interface {vid!r}: {e}", REPUBLISH) from None
     for rec in records:
         # a trial serves its family's environment; a condition may name others (other families)
         try:
             env = family(rec.family).env_id
         except BenchmarkError as e:
-            raise ReportError(f"trial {rec.key[:12]}…: {e}", _REPUBLISH) from None
+            raise ReportError(f"trial {rec.key[:12]}…: {e}", REPUBLISH) from None
         vid = rec.tool_interfaces.get(env, "")
         if rec.schema_digests.get(env) != digests.get((env, vid)):
             raise ReportError(
                 f"trial {rec.key[:12]}… reports a schema digest that {vid!r} does not serve",
-                _REPUBLISH,
+                REPUBLISH,
             )
 
 
@@ -341,19 +326,19 @@ def _check_cells(r: ReleaseStatement, records: list[TrialRecord]) -> list[Cell]:
     )
     got = {(c.phase, c.condition_id, c.bundle_hash): c for c in r.cells}
     if len(got) != len(r.cells):
-        raise ReportError("the release lists a cell twice", _REPUBLISH)
+        raise ReportError("the release lists a cell twice", REPUBLISH)
     want = {(c.phase, c.condition_id, c.bundle_hash): c for c in cells}
     for key in sorted(got.keys() | want.keys()):
         label = f"cell {key[0]}/{key[1]}/{key[2][:12]}…"
         if key not in want:
-            raise ReportError(f"{label} is released but its trials do not make it", _REPUBLISH)
+            raise ReportError(f"{label} is released but its trials do not make it", REPUBLISH)
         if key not in got:
-            raise ReportError(f"{label} follows from the trials but is not released", _REPUBLISH)
+            raise ReportError(f"{label} follows from the trials but is not released", REPUBLISH)
         if got[key] != want[key]:
             raise ReportError(
                 f"{label} ({want[key].submission}) differs from the one recomputed from the trial "
                 f"records, first in {_differing_field(got[key], want[key])!r}",
-                _REPUBLISH,
+                REPUBLISH,
             )
     return cells
 
@@ -365,25 +350,25 @@ def _check_adaptations(r: ReleaseStatement) -> None:
     targets = [c.id for c in r.conditions[1:]]
     pairs = [(a.parent, a.target) for a in r.adaptations]
     if len(set(pairs)) != len(pairs):
-        raise ReportError("the release lists an adaptation twice", _REPUBLISH)
+        raise ReportError("the release lists an adaptation twice", REPUBLISH)
     for a in r.adaptations:
         if submissions.get(a.parent) != a.submission or a.target not in targets:
             raise ReportError(
                 f"the release lists an adaptation of {a.submission} ({a.parent[:12]}…) to "
                 f"{a.target}, not a released submission and target",
-                _REPUBLISH,
+                REPUBLISH,
             )
     if len(pairs) != len(submissions) * len(targets):
         raise ReportError(
             f"the release lists {len(pairs)} adaptations, not one per submission × target "
             f"({len(submissions)} × {len(targets)})",
-            _REPUBLISH,
+            REPUBLISH,
         )
     if r.adaptations:
         conditions = {c.id: c.condition for c in r.conditions}
         sealed = sealed_of(conditions, r.evaluation.tasks_per_split, r.seed)
         for a in r.adaptations:
-            check_access_log(a, sealed, _REPUBLISH)
+            check_access_log(a, sealed, REPUBLISH)
 
 
 def _check_burned(r: ReleaseStatement, records: list[TrialRecord]) -> None:
@@ -394,7 +379,7 @@ def _check_burned(r: ReleaseStatement, records: list[TrialRecord]) -> None:
             raise ReportError(
                 f"submission {s.name}@{s.version}'s sealed split is {state} by its trials, "
                 "the release says otherwise",
-                _REPUBLISH,
+                REPUBLISH,
             )
 
 
@@ -430,7 +415,7 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
     _check_evaluation(r, verified)
     _check_conditions(r, verified)
     if len({s.bundle_hash for s in r.submissions}) != len(r.submissions):
-        raise ReportError("the release lists a submission twice", _REPUBLISH)
+        raise ReportError("the release lists a submission twice", REPUBLISH)
     _check_adaptations(r)
     records = _read_trials(r, trials, data)
     check_complete(r, records)
@@ -439,7 +424,7 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
         raise ReportError(
             f"the release counts trials per sandbox as {r.sandboxes}, its trials as "
             f"{sandbox_counts(records)}",
-            _REPUBLISH,
+            REPUBLISH,
         )
     _check_interfaces(r, records)
     cells = _check_cells(r, records)

@@ -19,10 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from conditions import Cycle, CycleState
 from runner import store_for
-from submissions import reference_bundles, submit
-from tests.reports.test_verify import single_axis_targets, small_spec
+from tests.vwt.test_cmd_run import closed_cycle
 
 pytestmark = [pytest.mark.slow, pytest.mark.ray]
 
@@ -89,18 +87,6 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dic
         _stop(mark)
 
 
-def _closed_cycle(home: Path) -> Cycle:
-    spec = small_spec()
-    cycle = Cycle.init(home, spec)
-    cycle.generate(single_axis_targets(spec))
-    cycle.commit()
-    cycle.transition(CycleState.open, override_window=True)
-    for bundle in reference_bundles():
-        submit(cycle, bundle)
-    cycle.transition(CycleState.frozen_run)
-    return cycle
-
-
 def _nodes(env: dict[str, str], address: str) -> set[str]:
     script = (
         f"import json, ray; ray.init(address={address!r}, logging_level='ERROR'); "
@@ -119,7 +105,7 @@ def test_a_run_joins_a_two_node_cluster_and_its_trials_run_on_both_nodes(
     address, env = cluster
     nodes = _nodes(env, address)
     assert len(nodes) == 2
-    cycle = _closed_cycle(tmp_path / "home")
+    cycle = closed_cycle(tmp_path / "home")
     # the option, not the environment, names the cluster; the code comes from this checkout
     run_env = {**env, "PYTHONPATH": str(REPO)}
     run_env.pop("RAY_ADDRESS", None)

@@ -17,11 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from conditions import Cycle, CycleState
+from conditions import Cycle
 from reports import build_matrix
 from runner import EXECUTOR_ENV, TrialRecord, store_for
-from submissions import reference_bundles, submit
-from tests.reports.test_verify import single_axis_targets, small_spec
+from tests.vwt.test_cmd_run import closed_cycle
 
 pytestmark = [pytest.mark.slow, pytest.mark.ray]
 
@@ -32,15 +31,7 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def closed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small committed cycle closed for submissions, not yet run (copied per run)."""
-    spec = small_spec()
-    cycle = Cycle.init(tmp_path_factory.mktemp("closed") / "home", spec)
-    cycle.generate(single_axis_targets(spec))
-    cycle.commit()
-    cycle.transition(CycleState.open, override_window=True)
-    for bundle in reference_bundles():
-        submit(cycle, bundle)
-    cycle.transition(CycleState.frozen_run)
-    return cycle.home
+    return closed_cycle(tmp_path_factory.mktemp("closed") / "home").home
 
 
 def _start(home: Path, executor: str = "auto") -> subprocess.Popen[bytes]:

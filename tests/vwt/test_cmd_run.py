@@ -41,7 +41,7 @@ def vwt(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def _cycle(home: Path, *, bundles: bool = True) -> Cycle:
+def closed_cycle(home: Path, *, bundles: bool = True) -> Cycle:
     """A small committed cycle, closed for submissions (state frozen_run)."""
     spec = small_spec()
     cycle = Cycle.init(home, spec)
@@ -55,7 +55,7 @@ def _cycle(home: Path, *, bundles: bool = True) -> Cycle:
 
 
 def test_run_needs_the_right_state_and_submissions(tmp_path: Path) -> None:
-    cycle = _cycle(tmp_path / "h", bundles=False)
+    cycle = closed_cycle(tmp_path / "h", bundles=False)
     code, out = vwt("run", "adapted", "--home", str(cycle.home))
     assert code == 2 and "cannot run the adapted evaluation" in out and "'frozen_run'" in out
     code, out = vwt("run", "frozen", "--home", str(cycle.home), "--sandbox", "local")
@@ -70,7 +70,7 @@ def test_run_needs_the_right_state_and_submissions(tmp_path: Path) -> None:
 def test_run_frozen_refuses_another_evaluation_size_naming_the_committed_one(
     tmp_path: Path,
 ) -> None:
-    cycle = _cycle(tmp_path / "h")
+    cycle = closed_cycle(tmp_path / "h")
     for size in (("--tasks", "3"), ("--k", "1"), ("--tasks", "2", "--k", "3")):
         code, out = vwt("run", "frozen", "--home", str(cycle.home), "--sandbox", "local", *size)
         assert code == 2, out
@@ -82,7 +82,7 @@ def test_run_frozen_refuses_another_evaluation_size_naming_the_committed_one(
 
 
 def test_a_second_run_on_the_same_home_is_refused_at_once(tmp_path: Path) -> None:
-    cycle = _cycle(tmp_path / "h")
+    cycle = closed_cycle(tmp_path / "h")
     with held_by_another_process(cycle.home) as other:
         code, out = vwt("run", "frozen", "--home", str(cycle.home), "--sandbox", "local")
         assert code == 2, out
@@ -113,7 +113,7 @@ def test_run_dev_on_a_corrupt_store_is_a_clear_error(tmp_path: Path) -> None:
 def test_run_frozen_prints_the_accounting_and_resumes_then_adapted_runs_what_changed(
     ray_runtime: None, tmp_path: Path
 ) -> None:
-    cycle = _cycle(tmp_path / "h")
+    cycle = closed_cycle(tmp_path / "h")
     home = str(cycle.home)
     expected = single_axis_runs(cycle.spec) * (len(reference_bundles()) + 1) * 2 * 2
     args = ("run", "frozen", "--home", home, "--sandbox", "local", "--tasks", "2", "--k", "2")
@@ -185,7 +185,7 @@ def test_run_frozen_with_trials_still_invalid_names_the_reason_and_blocks_the_ad
     marks = tmp_path / "marks"
     marks.mkdir()
     monkeypatch.setattr("runner._execute.stream_batch", failing_first(marks, times=99))
-    cycle = _cycle(tmp_path / "h")
+    cycle = closed_cycle(tmp_path / "h")
     home = str(cycle.home)
     code, out = vwt("run", "frozen", "--home", home, "--sandbox", "local", "--max-attempts", "2")
     assert code == 2, out
@@ -431,7 +431,7 @@ def _to_adapted_run(cycle: Cycle) -> None:
 def test_run_refuses_to_start_while_a_verifier_fails_the_red_team_gate(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cycle = _cycle(tmp_path / "h")
+    cycle = closed_cycle(tmp_path / "h")
     monkeypatch.setattr(
         SupportOps, "verify", lambda self, task, end_state: VerifierResult(passed=True)
     )
@@ -454,7 +454,7 @@ def test_run_refuses_to_start_while_a_verifier_fails_the_red_team_gate(
 
 
 def test_a_run_records_the_gate_it_passed(tmp_path: Path) -> None:
-    cycle = _cycle(tmp_path / "h", bundles=False)
+    cycle = closed_cycle(tmp_path / "h", bundles=False)
     _to_adapted_run(cycle)
     code, out = vwt("run", "adapted", "--home", str(cycle.home))
     assert code == 0, out
