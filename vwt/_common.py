@@ -32,6 +32,7 @@ from drift.errors import DriftError
 from reports.errors import ReportError
 from runner import ADDRESS_ENV
 from runner.errors import RunnerError
+from service.errors import ServiceError
 from submissions.errors import SubmissionError
 
 console = Console()
@@ -44,6 +45,7 @@ USER_ERRORS = (
     DriftError,
     ReportError,
     RunnerError,
+    ServiceError,
     SubmissionError,
 )
 """Errors that are the user's to fix: printed without a traceback, exit code 2."""
