@@ -85,11 +85,15 @@ def _check_unique(entries: list[LedgerEntry], cycle: Cycle, bundle: Bundle) -> N
             )
 
 
-def submit(cycle: Cycle, bundle: Bundle, *, late: bool = False) -> Receipt:
+def submit(
+    cycle: Cycle, bundle: Bundle, *, late: bool = False, submitter: str | None = None
+) -> Receipt:
     """Accept ``bundle`` into ``cycle`` while submissions are open; returns a signed receipt.
 
     Refused after the spec's ``closes_at`` unless ``late`` (an operator override, recorded as
     ``"late": true`` in the ledger and the receipt); refused if ``name@version`` is taken.
+    ``submitter``, the service account that uploaded it, is recorded in the ledger entry as
+    ``"submitter"`` (not in the receipt); bundles the operator submits carry no such key.
     """
     cycle.require_state(CycleState.open, action="submit a bundle")
     now = datetime.now(UTC).replace(microsecond=0)
@@ -114,18 +118,19 @@ def submit(cycle: Cycle, bundle: Bundle, *, late: bool = False) -> Receipt:
         signature=base64.b64encode(signature).decode(),
     )
     BundleStore(cycle.home).put(bundle)
+    payload: dict[str, Any] = {
+        "bundle_hash": bundle.hash,
+        "name": bundle.manifest.name,
+        "version": bundle.manifest.version,
+        "late": is_late,
+        "receipt": json.loads(receipt.model_dump_json()),
+    }
+    if submitter is not None:
+        payload["submitter"] = submitter
     # expect_last: a submission recorded meanwhile by another process fails this one, so the
     # uniqueness checked above still holds when it is appended.
     cycle.ledger.append(
-        SUBMISSION_EVENT,
-        {
-            "bundle_hash": bundle.hash,
-            "name": bundle.manifest.name,
-            "version": bundle.manifest.version,
-            "late": is_late,
-            "receipt": json.loads(receipt.model_dump_json()),
-        },
-        expect_last=entries[-1].hash if entries else GENESIS,
+        SUBMISSION_EVENT, payload, expect_last=entries[-1].hash if entries else GENESIS
     )
     return receipt
 
