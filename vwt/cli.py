@@ -24,6 +24,7 @@ from vwt import (
     cmd_run,
     cmd_sim,
     cmd_submissions,
+    cmd_submitters,
     cmd_trials,
 )
 from vwt._common import (
@@ -84,6 +85,7 @@ app.add_typer(cmd_conditions.app, name="conditions")
 app.add_typer(cmd_drift.app, name="drift")
 app.add_typer(cmd_families.app, name="families")
 app.add_typer(cmd_submissions.app, name="submissions")
+app.add_typer(cmd_submitters.app, name="submitters")
 app.add_typer(cmd_adapt.app, name="adapt")
 app.add_typer(cmd_run.app, name="run")
 app.add_typer(cmd_report.app, name="report")
