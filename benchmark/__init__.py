@@ -17,7 +17,7 @@ from benchmark._backend_client import (
 from benchmark._check import check_cycle_spec
 from benchmark._endpoint import endpoint_kwargs, require_endpoint_keys
 from benchmark._environment import ToolResult, TrialEnvironment
-from benchmark._limits import LIMIT_ENV, Limits, PerProvider
+from benchmark._limits import LIMIT_ENV, SHARE_ENV, Limits, PerProvider
 from benchmark._model_check import check_model
 from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete, load_litellm
 from benchmark._oracle import CriticalFlag, check_call
@@ -46,6 +46,7 @@ from benchmark.errors import BenchmarkError
 __all__ = [
     "FAMILIES",
     "LIMIT_ENV",
+    "SHARE_ENV",
     "BackendCallError",
     "BackendProcess",
     "BackendUnavailable",

@@ -1,10 +1,11 @@
-"""Limits on the model calls of one process: concurrency (in all and per provider), requests
-and tokens per minute per provider, and the pauses providers ask for with ``Retry-After``.
+"""Limits on the model calls of a run: concurrency (in all and per provider), requests and
+tokens per minute per provider, and the pauses providers ask for with ``Retry-After``.
 
-Every limit holds per process: the gateway of each Ray worker process keeps its own. A run on
-W worker processes (one per CPU of the Ray runtime or cluster) can make up to W times as many
-calls at once, or per minute, as a limit allows; divide a provider's budget by W to keep
-the whole run within it.
+Every limit holds for the whole run. Each process's gateway keeps its share: a run on W worker
+processes (one per CPU of the Ray runtime or cluster, or the local pool) gives each worker
+1/W of every limit (``VWT_LIMIT_SHARE=W``, set by the runner in its workers; concurrency is
+rounded down, to at least 1 request at a time per worker). A provider's ``Retry-After`` pauses
+the process that got it.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ RPM_ENV = "VWT_RPM"
 """Environment variable: requests per minute per provider (``openai=500``)."""
 TPM_ENV = "VWT_TPM"
 """Environment variable: tokens per minute per provider (``openai=200000``)."""
+SHARE_ENV = "VWT_LIMIT_SHARE"
+"""Environment variable, set by the runner in each worker process: the run's limits are shared
+by this many worker processes, and this process keeps 1/N of each (unset: 1, the whole)."""
 LIMIT_ENV = (MAX_CONCURRENCY_ENV, PROVIDER_CONCURRENCY_ENV, RPM_ENV, TPM_ENV)
 """Every limit setting (the Ray workers must see them too)."""
 
@@ -66,6 +70,17 @@ class PerProvider(BaseModel):
     def get(self, provider: str) -> float | None:
         """The limit of ``provider`` (None: none)."""
         return self.named.get(provider, self.default)
+
+    def divided(self, workers: int, *, whole: bool = False) -> PerProvider:
+        """Every limit divided by ``workers``; ``whole``: rounded down, to at least 1."""
+
+        def part(v: float) -> float:
+            return float(max(1, int(v) // workers)) if whole else v / workers
+
+        return PerProvider(
+            default=None if self.default is None else part(self.default),
+            named={k: part(v) for k, v in self.named.items()},
+        )
 
 
 class Limits(BaseModel):
@@ -100,11 +115,30 @@ class Limits(BaseModel):
             max_concurrency = _count(raw) if raw else None
         except ValueError as e:
             raise _bad(MAX_CONCURRENCY_ENV, raw, str(e)) from None
+        raw_share = env.get(SHARE_ENV, "").strip()
+        try:
+            share = _count(raw_share) if raw_share else 1
+        except ValueError as e:
+            raise _bad(SHARE_ENV, raw_share, str(e)) from None
         return cls(
             max_concurrency=max_concurrency,
             provider_concurrency=_per_provider(env, PROVIDER_CONCURRENCY_ENV, whole=True),
             rpm=_per_provider(env, RPM_ENV, whole=False),
             tpm=_per_provider(env, TPM_ENV, whole=False),
+        ).share(share)
+
+    def share(self, workers: int) -> Limits:
+        """One of ``workers`` processes' share of these limits: rates divided by ``workers``,
+        concurrency too, rounded down to at least 1 (so N workers hold at most
+        max(limit, N) requests at once)."""
+        if workers == 1:
+            return self
+        per_worker = self.max_concurrency
+        return Limits(
+            max_concurrency=None if per_worker is None else max(1, per_worker // workers),
+            provider_concurrency=self.provider_concurrency.divided(workers, whole=True),
+            rpm=self.rpm.divided(workers),
+            tpm=self.tpm.divided(workers),
         )
 
 

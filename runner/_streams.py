@@ -16,8 +16,9 @@ from typing import Any, Protocol
 
 from runner._worker import BatchFailed, Row
 
-Worker = Callable[[str, str, int], Iterator[list[Row]]]
-"""A streaming batch worker: (batch JSON, sandbox kind, concurrency) -> groups of rows."""
+Worker = Callable[[str, str, int, int], Iterator[list[Row]]]
+"""A streaming batch worker: (batch JSON, sandbox kind, concurrency, processes sharing the
+model-call limits) -> groups of rows."""
 
 
 class Streams(Protocol):
@@ -51,9 +52,11 @@ class RayStreams:
         # re-run whole by Ray (its finished trials are already stored).
         self._remote: Any = ray.remote(num_cpus=1, max_retries=0)(worker)
         self._running: list[Any] = []
+        # one batch per CPU runs at a time: that many worker processes share the limits
+        self._share = max(1, int(ray.cluster_resources().get("CPU", 1)))
 
     def submit(self, batch_json: str, kind: str, concurrency: int) -> Any:
-        handle = self._remote.remote(batch_json, kind, concurrency)
+        handle = self._remote.remote(batch_json, kind, concurrency, self._share)
         self._running.append(handle)
         return handle
 
@@ -88,7 +91,7 @@ class RayStreams:
 _STOP = None
 
 
-def _serve(worker: Worker, tasks: Any, events: Any) -> None:
+def _serve(worker: Worker, tasks: Any, events: Any, share: int) -> None:
     """A pool process: run batches from ``tasks``, reporting to ``events`` as they go."""
     from runner import _worker
 
@@ -99,7 +102,7 @@ def _serve(worker: Worker, tasks: Any, events: Any) -> None:
         handle, batch_json, kind, concurrency = task
         events.put(("start", handle, os.getpid()))
         try:
-            for rows in worker(batch_json, kind, concurrency):
+            for rows in worker(batch_json, kind, concurrency, share):
                 events.put(("rows", handle, rows))
         except Exception as e:
             events.put(("error", handle, f"{type(e).__name__}: {e}"))
@@ -124,7 +127,7 @@ class LocalStreams:
 
     def _spawn(self) -> None:
         process = self._context.Process(
-            target=_serve, args=(self._worker, self._tasks, self._events), daemon=True
+            target=_serve, args=(self._worker, self._tasks, self._events, self._size), daemon=True
         )
         process.start()
         self._processes.append(process)

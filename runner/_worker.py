@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 import sys
 import zlib
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 from benchmark import (
+    SHARE_ENV,
     BackendProcess,
     Family,
     ModelPolicy,
@@ -219,7 +221,7 @@ def _failed(e: Exception) -> BatchFailed:
 
 
 def stream_batch(
-    batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16
+    batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16, share: int = 1
 ) -> Iterator[list[Row]]:
     """Run every trial of a batch, yielding the finished trials in small groups as they end.
 
@@ -227,9 +229,11 @@ def stream_batch(
     crash loses only the trials in flight. Errors that stop the whole batch are raised as
     :class:`BatchFailed` naming their class (after the trials that finished before it); a
     trial's own errors end only that trial. Closing the generator early stops the batch and
-    its sandbox.
+    its sandbox. ``share``: how many worker processes share the run's model-call limits
+    (this process keeps 1/share of each, see :mod:`benchmark._limits`).
     """
     try:
+        os.environ[SHARE_ENV] = str(share)
         loop = _loop()
         batch = Batch.model_validate_json(batch_json)
     except Exception as e:

@@ -189,6 +189,24 @@ def test_the_limits_read_from_the_environment() -> None:
     assert ModelPolicy.from_env(environ={"VWT_RPM": "7"}).limits.rpm.get("x") == 7
 
 
+def test_a_worker_keeps_its_share_of_the_runs_limits() -> None:
+    env = {
+        "VWT_MAX_CONCURRENCY": "64",
+        "VWT_PROVIDER_CONCURRENCY": "openai=3, 8",
+        "VWT_RPM": "openai=500",
+        "VWT_TPM": "90000",
+    }
+    assert Limits.from_env({**env, "VWT_LIMIT_SHARE": "1"}) == Limits.from_env(env)
+    half = Limits.from_env({**env, "VWT_LIMIT_SHARE": "2"})
+    assert half.max_concurrency == 32
+    assert (half.provider_concurrency.get("openai"), half.provider_concurrency.get("x")) == (1, 4)
+    assert (half.rpm.get("openai"), half.rpm.get("x")) == (250, None)
+    assert half.tpm.get("anthropic") == 45_000
+    assert Limits.from_env({"VWT_LIMIT_SHARE": "8"}) == Limits()  # nothing to share
+    with pytest.raises(BenchmarkError, match="VWT_LIMIT_SHARE='0'"):
+        Limits.from_env({"VWT_LIMIT_SHARE": "0"})
+
+
 @pytest.mark.parametrize(
     ("env", "says"),
     [

@@ -100,9 +100,9 @@ def failing_first(marks: Path, times: int, trial: int = 0) -> Worker:
     (a directory all Ray workers see) counts attempts."""
 
     def run(
-        batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16
+        batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16, share: int = 1
     ) -> Iterator[list[tuple[str, bytes]]]:
-        for rows in stream_batch(batch_json, sandbox_kind, concurrency):
+        for rows in stream_batch(batch_json, sandbox_kind, concurrency, share):
             out = []
             for record_json, trace in rows:
                 record = TrialRecord.model_validate_json(record_json)
@@ -175,12 +175,12 @@ def dying_after_first_rows(marks: Path) -> Worker:
     group of finished trials, and the trials still running die with it."""
 
     def run(
-        batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16
+        batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16, share: int = 1
     ) -> Iterator[list[tuple[str, bytes]]]:
         batch = Batch.model_validate_json(batch_json)
         first = not (marks / f"batch-{batch.condition_id}-{batch.arm}").exists()
         (marks / f"batch-{batch.condition_id}-{batch.arm}").touch()
-        for rows in stream_batch(batch_json, sandbox_kind, 1):
+        for rows in stream_batch(batch_json, sandbox_kind, 1, share):
             for record_json, _ in rows:
                 mark = marks / TrialRecord.model_validate_json(record_json).key
                 mark.write_text(str(int(mark.read_text()) + 1 if mark.exists() else 1))
