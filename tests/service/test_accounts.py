@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import re
 import threading
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -148,11 +150,19 @@ def test_accounts_need_a_cycle_home(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_failed_ledger_append_undoes_the_account(cycle: Cycle, accounts: Accounts) -> None:
-    cycle.paths.operator.joinpath("ledger.checkpoint").unlink()  # the ledger now fails to verify
+def test_a_failed_ledger_append_undoes_the_change(cycle: Cycle, accounts: Accounts) -> None:
+    token = accounts.add("alice")
+    checkpoint = cycle.paths.operator / "ledger.checkpoint"
+    saved = checkpoint.read_bytes()
+    checkpoint.unlink()  # the ledger no longer verifies, so appends fail
     with pytest.raises(ConditionsError, match="checkpoint"):
-        accounts.add("alice")
-    assert accounts.list() == []
+        accounts.add("bob")
+    with pytest.raises(ConditionsError, match="checkpoint"):
+        accounts.revoke("alice")
+    assert [(a.name, a.revoked_at) for a in accounts.list()] == [("alice", None)]
+    assert accounts.authenticate(token) is not None
+    checkpoint.write_bytes(saved)
+    cycle.ledger.verify()
 
 
 def test_the_first_user_of_a_name_owns_it(accounts: Accounts) -> None:
@@ -217,3 +227,23 @@ def test_concurrent_first_uses_have_exactly_one_winner(cycle: Cycle) -> None:
         t.join()
     assert len(won) == 1 and sorted(won + refused) == names
     assert setup.owner("recipe") == won[0]
+
+
+def _bind_in_a_process(home: Path, account: str) -> str:
+    try:
+        Accounts(home).bind("recipe", account)
+    except ServiceError as e:
+        return e.code
+    return "won"
+
+
+def test_concurrent_first_uses_from_processes_have_exactly_one_winner(cycle: Cycle) -> None:
+    accounts = Accounts(cycle.home)
+    names = [f"p{i}" for i in range(4)]
+    for name in names:
+        accounts.add(name)
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(len(names), mp_context=context) as pool:
+        results = list(pool.map(_bind_in_a_process, [cycle.home] * len(names), names))
+    assert sorted(results) == ["forbidden"] * 3 + ["won"]
+    assert accounts.owner("recipe") == names[results.index("won")]
