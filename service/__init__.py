@@ -1,13 +1,37 @@
 """The operator's HTTP service and its client: submitters upload, everyone reads the public record."""
 
 from service._accounts import ACCOUNT_EVENT, TOKEN_PREFIX, Account, Accounts, Role
+from service._adaptation import (
+    extract_kit,
+    import_upload,
+    kit_archive,
+    list_pairs,
+    own_submissions,
+)
+from service._client import ServiceClient
+from service._devkit import DevKit, build_dev_kit, dev_seed, public_spec
+from service._token import TOKEN_ENV, TOKEN_FILE_ENV, load_token, token_path
 from service.errors import ServiceError
 
 __all__ = [
     "ACCOUNT_EVENT",
+    "TOKEN_ENV",
+    "TOKEN_FILE_ENV",
     "TOKEN_PREFIX",
     "Account",
     "Accounts",
+    "DevKit",
     "Role",
+    "ServiceClient",
     "ServiceError",
+    "build_dev_kit",
+    "dev_seed",
+    "extract_kit",
+    "import_upload",
+    "kit_archive",
+    "list_pairs",
+    "load_token",
+    "own_submissions",
+    "public_spec",
+    "token_path",
 ]
