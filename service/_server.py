@@ -1,0 +1,122 @@
+"""Running the service with uvicorn: in the foreground (`vwt serve`), or in a thread for tests."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+import uvicorn
+from starlette.applications import Starlette
+
+from service._app import create_app
+from service._limits import ServiceLimits
+from service.errors import ServiceError
+
+DEFAULT_HOST = "127.0.0.1"
+"""Loopback only: put a reverse proxy in front for TLS and outside access."""
+DEFAULT_PORT = 8470
+"""The service's default port."""
+_START_SECONDS = 10.0
+"""How long a background server may take to start or stop."""
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host``:``port`` (0: any free port), ready for uvicorn."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as e:
+        raise ServiceError(
+            f"cannot listen on {host}:{port} ({e.strerror or e})", "pass an address of this host"
+        ) from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as e:
+        sock.close()
+        raise ServiceError(
+            f"cannot listen on {host}:{port} ({e.strerror or e})",
+            "pick another --port, or stop what listens there",
+        ) from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    """The http:// base URL of the bound ``sock``."""
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+def _server(app: Starlette) -> uvicorn.Server:
+    config = uvicorn.Config(
+        app,
+        http="h11",
+        lifespan="off",
+        access_log=False,  # the app writes its own access log, one JSON line per request
+        log_level="warning",
+        server_header=False,
+        timeout_graceful_shutdown=5,
+    )
+    return uvicorn.Server(config)
+
+
+def serve(
+    home: Path,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    limits: ServiceLimits | None = None,
+    *,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve the cycle in ``home`` at ``host``:``port`` until interrupted (Ctrl-C, SIGTERM).
+
+    The cycle is checked and the port bound before ``on_ready`` gets the base URL.
+    """
+    app = create_app(home, limits)
+    sock = listen(host, port)
+    try:
+        if on_ready is not None:
+            on_ready(url_of(sock))
+        _server(app).run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+@contextmanager
+def running_server(
+    home: Path,
+    limits: ServiceLimits | None = None,
+    port: int = 0,
+    *,
+    access_log: TextIO | None = None,
+) -> Iterator[str]:
+    """The service of ``home`` on loopback in a background thread; yields its base URL.
+
+    ``port`` 0 takes a free port. Stopped (and joined) on leaving.
+    """
+    app = create_app(home, limits, access_log=access_log)
+    sock = listen(DEFAULT_HOST, port)
+    server = _server(app)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="vwt-serve", daemon=True
+    )
+    thread.start()
+    try:
+        deadline = time.monotonic() + _START_SECONDS
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise ServiceError("the service did not start", "see the errors above")
+            time.sleep(0.01)
+        yield url_of(sock)
+    finally:
+        server.should_exit = True
+        thread.join(_START_SECONDS)
+        sock.close()
