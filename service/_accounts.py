@@ -96,7 +96,10 @@ class Accounts:
     """
 
     def __init__(self, home: Path) -> None:
-        """Use the cycle in ``home`` (open it with ``Cycle.open`` first: this checks nothing)."""
+        """Use the cycle in ``home``; refuses a home with no cycle (404 not_found).
+
+        Its privacy and its ledger are not checked here: open the home with ``Cycle.open`` first.
+        """
         paths = CycleHome(home)
         if not paths.record.exists():
             raise ServiceError(
