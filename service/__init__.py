@@ -1,4 +1,4 @@
-"""The operator's HTTP service and its client: submitters upload, everyone reads the public record."""
+"""The operator's HTTP service and its client: submitters upload, all read the public record."""
 
 from service._access import UPLOAD_EVENT, AccessLog
 from service._accounts import ACCOUNT_EVENT, TOKEN_PREFIX, Account, Accounts, Role
@@ -11,7 +11,7 @@ from service._adaptation import (
 )
 from service._app import create_app
 from service._client import ServiceClient
-from service._devkit import DevKit, build_dev_kit, dev_seed, public_spec
+from service._devkit import DevKit, build_dev_kit, dev_seed, public_spec, write_dev_kit
 from service._limits import ServiceLimits
 from service._server import DEFAULT_HOST, DEFAULT_PORT, running_server, serve
 from service._token import TOKEN_ENV, TOKEN_FILE_ENV, load_token, token_path
@@ -46,4 +46,5 @@ __all__ = [
     "running_server",
     "serve",
     "token_path",
+    "write_dev_kit",
 ]
