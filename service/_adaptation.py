@@ -21,7 +21,7 @@ from service.errors import ServiceError
 from submissions import SUBMISSION_EVENT, SubmissionError, read_bundle_file, shown
 
 MAX_KIT_BYTES = 64 << 20
-"""Largest kit archive the client unpacks (compressed and unpacked alike)."""
+"""Largest total size of the files a kit archive may unpack to."""
 MAX_KIT_FILES = 4096
 """Most entries (files and directories) a kit archive may hold."""
 _KIT_DIR = "kit"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -18,6 +19,7 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from adapt import PairOutcome
+from conditions import ConditionsError, SignedCommitment, verify_commitment
 from service._devkit import DevKit
 from service._token import load_token
 from service.errors import ServiceError
@@ -160,6 +162,22 @@ class ServiceClient:
     def commitment(self) -> bytes:
         """The bytes of the cycle's published commitment.json (verify them before use)."""
         return self._call("GET", "/api/v1/commitment")
+
+    def verified_commitment(self) -> SignedCommitment:
+        """The cycle's published commitment, its signature checked."""
+        data = self.commitment()
+        with tempfile.TemporaryDirectory(prefix="vwt-commitment-") as tmp:
+            path = Path(tmp) / "commitment.json"
+            path.write_bytes(data)
+            try:
+                return verify_commitment(path)
+            except ConditionsError as e:
+                raise ServiceError(
+                    f"the commitment {shown(self.url)} serves does not verify: "
+                    + str(e).replace(f"commitment {path}", "it"),
+                    e.hint,
+                    code=_BAD,
+                ) from None
 
     def dev_kit(self) -> DevKit:
         """The dev kit, validated: public spec, dev tasks, tool definitions."""

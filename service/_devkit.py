@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
+from pathlib import Path
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -22,6 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from benchmark import FAMILIES, Task, family, served_interface
 from conditions import Catalogue, Cycle, CycleSpec, FamilyRoles
 from runner import dev_condition
+from service.errors import ServiceError
+from submissions import shown
 
 DEV_KIT_VERSION: Literal[1] = 1
 """Format version of the dev kit."""
@@ -129,3 +133,55 @@ def build_dev_kit(cycle: Cycle) -> dict[str, Any]:
         tools[fam.env_id] = list(served.tools.to_mcp())
     kit = DevKit(v=DEV_KIT_VERSION, spec=spec, tasks=tuple(tasks), tools=tools)
     return kit.model_dump(mode="json")
+
+
+_README = """\
+# Dev kit of cycle {cycle}
+
+Pulled from {url}. Develop against the cycle's public source condition: model {model},
+harness {harness}, task families {families} on their public dev split.
+
+- spec.json: the public cycle spec: the source condition, the evaluation size, the adaptation
+  budget and a public dev seed (not the cycle's secret seed). It holds no target condition.
+- tasks.json: the {n} dev-split tasks a dev run uses, with their reference solutions.
+- tools.json: the tool definitions the source interface serves (MCP form), per environment.
+
+Next:
+
+    vwt submissions init my-bundle
+    vwt run dev --spec {out}/spec.json --submission my-bundle
+    vwt submissions pack my-bundle
+    vwt submissions submit NAME-VERSION.bundle.json --to {url}
+"""
+
+
+def write_dev_kit(kit: DevKit, out: Path, url: str) -> list[Path]:
+    """Write ``kit`` (pulled from ``url``) to the new directory ``out``: spec.json, tasks.json,
+    tools.json and README.md; the paths written. Refuses an ``out`` that exists and is not an
+    empty directory."""
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ServiceError(
+            f"{shown(str(out))} exists and is not an empty directory", "pass a new --out directory"
+        )
+    src = kit.spec.source
+    readme = _README.format(
+        cycle=shown(kit.spec.cycle),
+        url=shown(url),
+        model=shown(src.model.model),
+        harness=shown(src.harness),
+        families=shown(", ".join(src.task_family.families)),
+        n=len(kit.tasks),
+        out=shown(str(out)),
+    )
+    files = {
+        "spec.json": kit.spec.model_dump_json(indent=2) + "\n",
+        "tasks.json": json.dumps([t.model_dump(mode="json") for t in kit.tasks], indent=2) + "\n",
+        "tools.json": json.dumps(kit.tools, indent=2, sort_keys=True) + "\n",
+        "README.md": readme,
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in files.items():
+        (out / name).write_text(text, encoding="utf-8")
+        written.append(out / name)
+    return written

@@ -18,6 +18,7 @@ from vwt import (
     cmd_conditions,
     cmd_cycle,
     cmd_demo,
+    cmd_devkit,
     cmd_drift,
     cmd_families,
     cmd_report,
@@ -86,6 +87,7 @@ app.add_typer(cmd_drift.app, name="drift")
 app.add_typer(cmd_families.app, name="families")
 app.add_typer(cmd_submissions.app, name="submissions")
 app.add_typer(cmd_submitters.app, name="submitters")
+app.add_typer(cmd_devkit.app, name="dev-kit")
 app.add_typer(cmd_adapt.app, name="adapt")
 app.add_typer(cmd_run.app, name="run")
 app.add_typer(cmd_report.app, name="report")

@@ -12,6 +12,7 @@ from rich.markup import escape
 from adapt import PairOutcome, adapt_cycle, export_pair_kit, import_pair
 from conditions import Cycle
 from runner import SandboxKind
+from service import ServiceClient, extract_kit
 from vwt._common import (
     DEFAULT_HOME,
     AsJson,
@@ -19,6 +20,7 @@ from vwt._common import (
     console,
     user_errors,
 )
+from vwt.cmd_submissions import To, refuse_with_to
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -29,7 +31,10 @@ app = typer.Typer(
 )
 
 Submission = Annotated[
-    str, typer.Option("--submission", help="The submission's name (or name@version).")
+    str,
+    typer.Option(
+        "--submission", help="The submission's name (or name@version; with --to: name@version)."
+    ),
 ]
 TargetId = Annotated[str, typer.Option("--target", help="The target's id (vwt conditions list).")]
 
@@ -91,17 +96,29 @@ def adapt(
 @app.command()
 @user_errors
 def kit(
+    ctx: typer.Context,
     submission: Submission,
     target: TargetId,
     out: Annotated[Path, typer.Option("--out", help="A new directory for the kit.")],
     home: Home = DEFAULT_HOME,
+    to: To = None,
 ) -> None:
     """Export the kit for adapting one submission to one target by hand.
 
     The kit holds the target's served tools, its adaptation sample (never a
     sealed task), the budget and the frozen bundle; every file handed out is
-    logged, and the log is kept for the import.
+    logged, and the log is kept for the import. With --to URL: download your
+    own kit from the operator's service (adaptation phase) and unpack it to
+    --out, every entry checked first (no links, no paths outside --out).
     """
+    if to is not None:
+        refuse_with_to(ctx, "home")
+        names = extract_kit(ServiceClient(to).kit(submission, target), out)
+        console.print(
+            f"kit of {len(names)} files written to {escape(str(out))}; see its README.md",
+            highlight=False,
+        )
+        return
     path = export_pair_kit(Cycle.open(home), submission, target, out)
     console.print(f"kit written to {escape(str(path))}; see its README.md", highlight=False)
 
@@ -109,6 +126,7 @@ def kit(
 @app.command("import")
 @user_errors
 def import_(
+    ctx: typer.Context,
     submission: Submission,
     target: TargetId,
     source: Annotated[
@@ -119,13 +137,19 @@ def import_(
     ],
     home: Home = DEFAULT_HOME,
     as_json: AsJson = False,
+    to: To = None,
 ) -> None:
     """Record a bundle adapted by hand, with the minutes it took (within the budget).
 
     The kit must have been exported (`vwt adapt kit`): its access log is
-    recorded with the adaptation.
+    recorded with the adaptation. With --to URL: upload it to the operator's
+    service (your own submission, adaptation phase; checked here first).
     """
-    outcome = import_pair(Cycle.open(home), submission, target, source, minutes)
+    if to is not None:
+        refuse_with_to(ctx, "home")
+        outcome = ServiceClient(to).upload_adapted(submission, target, source, minutes)
+    else:
+        outcome = import_pair(Cycle.open(home), submission, target, source, minutes)
     if as_json:
         typer.echo(json.dumps(outcome.model_dump(mode="json"), indent=2))
     else:

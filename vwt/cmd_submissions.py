@@ -12,13 +12,16 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from click.core import ParameterSource
 from rich.markup import escape
 from rich.table import Table
 
 from conditions import Cycle, fingerprint, verify_commitment
+from service import ServiceClient, ServiceError, load_token
 from submissions import (
     MANIFEST_FILE,
     Bundle,
+    Receipt,
     SubmissionError,
     list_submissions,
     load_bundle,
@@ -50,6 +53,29 @@ class Reference(StrEnum):
 BundlePath = Annotated[
     Path, typer.Argument(help="A bundle directory (with vwt-bundle.json) or a packed bundle file.")
 ]
+To = Annotated[
+    str | None,
+    typer.Option(
+        "--to",
+        help="The operator's service (URL, e.g. http://127.0.0.1:8470): talk to it instead of a "
+        "local --home. Token: $VWT_TOKEN, else ~/.config/vwt/token (mode 0600; another file: "
+        "$VWT_TOKEN_FILE).",
+        show_default=False,
+    ),
+]
+"""The --to option of the commands that can talk to the operator's service."""
+
+
+def refuse_with_to(ctx: typer.Context, *names: str) -> None:
+    """Refuse options given on the command line that make no sense with --to."""
+    given = [n for n in names if ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE]
+    if given:
+        shown_names = " and ".join(f"--{n.replace('_', '-')}" for n in given)
+        raise ServiceError(
+            f"--to sends the command to the operator's service; {shown_names} is for the "
+            "operator's own machine",
+            f"leave out {shown_names}, or leave out --to",
+        )
 
 
 def _write_receipt(path: Path, text: str) -> None:
@@ -163,9 +189,44 @@ def validate(path: BundlePath) -> None:
     console.print("OK: the bundle is valid")
 
 
+def _verify_remote(r: Receipt, client: ServiceClient) -> str:
+    """Check ``r``'s signature and that it was issued under the commitment the service
+    publishes; what was checked, to print."""
+    if not r.verify():
+        raise SubmissionError(
+            "the receipt's signature does not verify (altered receipt or forged signature)",
+            "keep the receipt and tell the operator",
+        )
+    r.check_commitment(client.verified_commitment())
+    s = r.receipt
+    return (
+        f"OK: {s.name}@{s.version} (bundle {s.bundle_hash}) received by cycle {s.cycle} at "
+        f"{s.received_at}; signed by key {fingerprint(r.public_key)}, issued under the "
+        f"commitment {shown(client.url)} publishes (root {s.commitment_root})"
+    )
+
+
+def _submit_remote(path: Path, url: str, receipt_path: Path | None) -> None:
+    client = ServiceClient(url)
+    bundle = load_bundle(path)
+    out = receipt_path or Path("receipts") / f"{bundle.hash}.json"
+    if out.exists():
+        raise SubmissionError(
+            f"{shown(str(out))} exists; nothing was uploaded",
+            "pass another --receipt path, or move the old receipt away",
+        )
+    receipt = client.upload(path)
+    text = receipt.model_dump_json(indent=2)
+    typer.echo(text)
+    _write_receipt(out, text + "\n")
+    console.print(f"receipt written to {shown(str(out))}", markup=False, highlight=False)
+    console.print(_verify_remote(receipt, client), markup=False, highlight=False)
+
+
 @app.command("submit")
 @user_errors
 def submit_cmd(
+    ctx: typer.Context,
     path: BundlePath,
     home: Home = DEFAULT_HOME,
     late: Annotated[
@@ -176,8 +237,30 @@ def submit_cmd(
             "late in the ledger and the receipt).",
         ),
     ] = False,
+    to: To = None,
+    receipt_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--receipt",
+            help="With --to: where to write the receipt (default: receipts/HASH.json here).",
+            dir_okay=False,
+        ),
+    ] = None,
 ) -> None:
-    """Accept a bundle into the open cycle; write its signed receipt to HOME/receipts/."""
+    """Accept a bundle into the open cycle; write its signed receipt to HOME/receipts/.
+
+    With --to URL, upload it to the operator's service instead: the bundle is checked here
+    first, the receipt the service signs is written to --receipt and verified (its signature,
+    and the commitment the service publishes).
+    """
+    if to is not None:
+        refuse_with_to(ctx, "home", "late")
+        _submit_remote(path, to, receipt_path)
+        return
+    if receipt_path is not None:
+        raise SubmissionError(
+            "--receipt goes with --to", "an operator's local submit writes HOME/receipts/"
+        )
     bundle = load_bundle(path)
     receipt = submit(Cycle.open(home), bundle, late=late)
     out = home / "receipts" / f"{bundle.hash}.json"
@@ -189,13 +272,37 @@ def submit_cmd(
     console.print(f"receipt written to {out}", markup=False)
 
 
+def _list_remote(url: str, as_json: bool) -> None:
+    client = ServiceClient(url)
+    rows = client.submissions()
+    if as_json:
+        typer.echo(json.dumps({"service": client.url, "submissions": rows}))
+        return
+    table = Table("received (UTC)", "name", "version", "hash")
+    for r in rows:
+        received = str(r["received_at"]) + (" (late)" if r["late"] else "")
+        cells = (received, r["name"], r["version"], r["bundle_hash"])
+        table.add_row(*(escape(shown(str(v))) for v in cells))
+    console.print(table)
+    console.print(f"{len(rows)} submissions of yours at {shown(client.url)}", markup=False)
+
+
 @app.command("list")
 @user_errors
 def list_(
+    ctx: typer.Context,
     home: Home = DEFAULT_HOME,
     as_json: AsJson = False,
+    to: To = None,
 ) -> None:
-    """List the bundles submitted to the cycle, in submission order."""
+    """List the bundles submitted to the cycle, in submission order.
+
+    With --to URL: your own submissions to the operator's service.
+    """
+    if to is not None:
+        refuse_with_to(ctx, "home")
+        _list_remote(to, as_json)
+        return
     cycle = Cycle.open(home)
     listed = list_submissions(cycle)
     if as_json:
@@ -209,6 +316,32 @@ def list_(
         table.add_row(received, s.name, s.version, s.bundle_hash, kinds)
     console.print(table)
     console.print(f"{len(listed)} submissions to cycle {cycle.id} (state {cycle.state})")
+
+
+def _held_by(client: ServiceClient, r: Receipt) -> str:
+    """Whether the service holds receipt ``r`` for the caller (checked when a token is at
+    hand); raises if it holds none, or another."""
+    try:
+        load_token()
+    except ServiceError as e:
+        return f"not checked that the service holds it: {e}"
+    bundle_hash = r.receipt.bundle_hash
+    try:
+        held = client.receipt(bundle_hash)
+    except ServiceError as e:
+        if e.code != "not_found":
+            raise
+        raise SubmissionError(
+            f"{shown(client.url)} holds no receipt of yours for bundle {bundle_hash}",
+            "check that the token is the one you submitted with; if it is, keep this receipt "
+            "(signed proof of the submission) and tell the operator",
+        ) from None
+    if held != r:
+        raise SubmissionError(
+            f"{shown(client.url)} holds a different receipt for bundle {bundle_hash}",
+            "keep this receipt (signed proof of the submission) and tell the operator",
+        )
+    return f"{shown(client.url)} holds this receipt for you"
 
 
 @app.command()
@@ -234,10 +367,17 @@ def receipt(
         Path | None,
         typer.Option("--bundle", help="A bundle (directory or packed file) the receipt must name."),
     ] = None,
+    to: To = None,
 ) -> None:
-    """Verify a receipt: its signature, and its commitment, key and bundle if given."""
+    """Verify a receipt: its signature, and its commitment, key and bundle if given.
+
+    With --to URL: against the commitment the operator's service publishes, and, when a
+    token is at hand, that the service still holds this receipt for you.
+    """
     r = read_receipt(path)
     s = r.receipt
+    if to is not None and commitment is not None:
+        raise SubmissionError("--to and --commitment both name the commitment", "pass one of them")
     if not r.verify():
         raise SubmissionError(
             "the receipt's signature does not verify (altered receipt or forged signature)",
@@ -245,6 +385,9 @@ def receipt(
         )
     if commitment is not None:
         r.check_commitment(verify_commitment(commitment))
+    client = ServiceClient(to) if to is not None else None
+    if client is not None:
+        r.check_commitment(client.verified_commitment())
     if key is not None and key not in (r.public_key, fingerprint(r.public_key)):
         raise SubmissionError(
             f"the receipt is signed by key {fingerprint(r.public_key)}, not {shown(key)}",
@@ -261,10 +404,17 @@ def receipt(
         f"{s.received_at}{late}; signed by key {fingerprint(r.public_key)}",
         markup=False,
     )
-    if commitment is None:
+    if client is not None:
+        console.print(
+            f"issued under the commitment {shown(client.url)} publishes (cycle {s.cycle}, root "
+            f"{s.commitment_root})",
+            markup=False,
+        )
+        console.print(_held_by(client, r), markup=False)
+    elif commitment is None:
         console.print(
             "not checked against the cycle's commitment: pass --commitment "
-            "(the cycle's public/commitment.json)",
+            "(the cycle's public/commitment.json) or --to URL",
             markup=False,
         )
     else:
