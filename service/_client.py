@@ -70,10 +70,13 @@ class ServiceClient:
         auth: bool = False,
         content: bytes | None = None,
         params: dict[str, str] | None = None,
-        cap: int = MAX_JSON_BYTES,
+        archive: bool = False,
         expect: int = 200,
     ) -> bytes:
-        """The body of a ``method`` call to ``path``; ServiceError unless it answers ``expect``."""
+        """The body of a ``method`` call to ``path`` (at most :data:`MAX_JSON_BYTES`, or
+        :data:`MAX_ARCHIVE_BYTES` for an ``archive``); ServiceError unless it answers
+        ``expect``."""
+        cap = MAX_ARCHIVE_BYTES if archive else MAX_JSON_BYTES
         headers = self._auth() if auth else {}
         if content is not None:
             headers["Content-Type"] = "application/json"
@@ -248,7 +251,7 @@ class ServiceClient:
         """The tar.gz of your adaptation kit for ``submission`` (name@version) and ``target``
         (unpack it with ``extract_kit``)."""
         path = self._pair_path(submission, target) + "/kit"
-        return self._call("GET", path, auth=True, cap=MAX_ARCHIVE_BYTES)
+        return self._call("GET", path, auth=True, archive=True)
 
     def upload_adapted(self, submission: str, target: str, path: Path, minutes: int) -> PairOutcome:
         """Upload the bundle at ``path`` (validated here) as your adaptation of ``submission``
