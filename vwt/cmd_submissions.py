@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from click.core import ParameterSource
 from rich.markup import escape
 from rich.table import Table
 
@@ -68,7 +67,8 @@ To = Annotated[
 
 def refuse_with_to(ctx: typer.Context, *names: str) -> None:
     """Refuse options given on the command line that make no sense with --to."""
-    given = [n for n in names if ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE]
+    # by name: typer carries its own copy of click's ParameterSource
+    given = [n for n in names if getattr(ctx.get_parameter_source(n), "name", "") == "COMMANDLINE"]
     if given:
         shown_names = " and ".join(f"--{n.replace('_', '-')}" for n in given)
         raise ServiceError(
@@ -201,7 +201,7 @@ def _verify_remote(r: Receipt, client: ServiceClient) -> str:
     s = r.receipt
     return (
         f"OK: {s.name}@{s.version} (bundle {s.bundle_hash}) received by cycle {s.cycle} at "
-        f"{s.received_at}; signed by key {fingerprint(r.public_key)}, issued under the "
+        f"{s.received_at}; signed by key {fingerprint(r.public_key)}\nissued under the "
         f"commitment {shown(client.url)} publishes (root {s.commitment_root})"
     )
 
