@@ -23,6 +23,7 @@ from vwt import (
     cmd_families,
     cmd_report,
     cmd_run,
+    cmd_serve,
     cmd_sim,
     cmd_submissions,
     cmd_submitters,
@@ -94,6 +95,7 @@ app.add_typer(cmd_report.app, name="report")
 app.add_typer(cmd_trials.app, name="trials")
 app.add_typer(cmd_sim.app, name="sim")
 app.command("demo")(cmd_demo.demo)
+app.command("serve")(cmd_serve.serve)
 
 
 def main() -> None:
