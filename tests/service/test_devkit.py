@@ -11,8 +11,9 @@ from pydantic import ValidationError
 
 from benchmark import family, served_interface
 from conditions import Cycle, CycleSpec
+from drift import InterfaceVersion, RenameTool
 from runner import dev_condition
-from service import DevKit, build_dev_kit, dev_seed, public_spec
+from service import DevKit, build_dev_kit, dev_seed, public_spec, write_dev_kit
 from tests.reports.test_verify import single_axis_targets, small_spec
 
 
@@ -120,5 +121,34 @@ def test_a_kit_with_more_than_the_source_is_refused(cycle: Cycle, change: str, w
         DevKit.model_validate(kit)
 
 
-def test_the_kit_is_the_same_on_every_call(cycle: Cycle, tmp_path: Path) -> None:
+def test_the_kit_is_the_same_on_every_call(cycle: Cycle) -> None:
     assert build_dev_kit(cycle) == build_dev_kit(Cycle.open(cycle.home))
+
+
+def _own(n: int, tool: str) -> InterfaceVersion:
+    return InterfaceVersion(
+        id=f"support-ops@{n}",
+        env="support-ops",
+        label=str(n),
+        parent="support-ops@1",
+        ops=(RenameTool(tool="get_order", new_name=tool),),
+    )
+
+
+def test_only_the_sources_own_interface_version_is_handed_out(tmp_path: Path) -> None:
+    data = small_spec().model_dump(mode="json")
+    data["source"]["tool_interface"]["support-ops"] = "support-ops@7"
+    data["catalogue"]["tool_interfaces"]["support-ops"] += ["support-ops@7", "support-ops@8"]
+    data["interfaces"] = [
+        _own(7, "fetch_order").model_dump(mode="json"),
+        _own(8, "lookup_order").model_dump(mode="json"),
+    ]
+    cycle = Cycle.init(tmp_path / "h", CycleSpec.model_validate(data))
+    kit = DevKit.model_validate(build_dev_kit(cycle))
+    assert [v.id for v in kit.spec.interfaces] == ["support-ops@7"]
+    names = {t["name"] for t in kit.tools["support-ops"]}
+    assert "fetch_order" in names and "get_order" not in names
+    assert "lookup_order" not in json.dumps(build_dev_kit(cycle))
+    written = write_dev_kit(kit, tmp_path / "kit", "http://127.0.0.1:8470")
+    assert [p.name for p in written] == ["spec.json", "tasks.json", "tools.json", "README.md"]
+    assert CycleSpec.load(tmp_path / "kit" / "spec.json") == kit.spec
