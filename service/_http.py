@@ -20,6 +20,7 @@ from conditions import PASSPHRASE_ENV, Cycle, Ledger
 from service._access import AccessRecord, access_record, append_upload
 from service._accounts import Account, Accounts, Role
 from service._limits import RateLimiter, ServiceLimits, UploadSlots
+from service._upload import UPLOAD_PREFIX
 from service.errors import ServiceError
 
 INTERNAL = "internal error"
@@ -41,8 +42,14 @@ class Service:
 
     @classmethod
     def start(cls, home: Path, limits: ServiceLimits) -> Service:
-        """The state of a service for the cycle in ``home``, which is opened and checked once."""
+        """The state of a service for the cycle in ``home``, which is opened and checked once.
+
+        Upload files left in HOME/tmp by a server that was killed are removed: one server
+        serves a home at a time.
+        """
         ledger = Cycle.open(home).ledger
+        for stale in (home / "tmp").glob(f"{UPLOAD_PREFIX}*"):
+            stale.unlink(missing_ok=True)
         return cls(
             home=home,
             limits=limits,
@@ -130,7 +137,8 @@ async def _caller(request: Request, service: Service, role: Role | None) -> Acco
     if role is None:
         return None
     account = await run_in_threadpool(service.accounts.authenticate, bearer_token(request))
-    if account is None:
+    if account is None:  # bad tokens count against the address, so guessing is rate-limited
+        _rate(service.requests, f"addr:{_address(request)}", "requests")
         raise UNAUTHORIZED
     access_record(request).who = account.name
     if account.role != role:

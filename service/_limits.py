@@ -61,13 +61,13 @@ class RateLimiter:
         """Spend one request of ``caller``: 0 if allowed, else the seconds until it would be."""
         now = time.monotonic()
         with self._lock:
+            if caller not in self._buckets and len(self._buckets) >= self._PRUNE_AT:
+                self._prune(now)
             level = self._level(caller, now)
             if level >= 1.0:
                 self._buckets[caller] = (level - 1.0, now)
                 return 0
             self._buckets[caller] = (level, now)
-            if len(self._buckets) > self._PRUNE_AT:
-                self._prune(now)
             return max(1, math.ceil((1.0 - level) / self.rate))
 
     def _level(self, caller: str, now: float) -> float:

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from conditions import ConditionsError, Cycle, CycleState
+from conditions import Cycle, CycleState
 from service._access import access_record
 from service._accounts import Account
 from service._http import Service, get, upload_endpoint
@@ -79,8 +79,14 @@ def _accept(service: Service, bundle: Bundle, submitter: str) -> dict[str, Any]:
             )
         try:
             receipt = submit(cycle, bundle, submitter=submitter)
-        except (SubmissionError, ConditionsError) as e:
-            raise ServiceError(str(e), e.hint, status=409, code="conflict") from None
+        except SubmissionError as e:  # taken name@version, bundle already submitted
+            home = str(service.home)
+            raise ServiceError(
+                str(e).replace(home, "HOME"),
+                e.hint and e.hint.replace(home, "HOME"),
+                status=409,
+                code="conflict",
+            ) from None
         service.accounts.bind(name, submitter)
     return {"receipt": receipt.model_dump(mode="json")}
 

@@ -15,6 +15,8 @@ from service._access import access_record
 from service._limits import ServiceLimits
 from service.errors import ServiceError
 
+UPLOAD_PREFIX = "upload-"
+"""How the name of an upload's temporary file under HOME/tmp starts."""
 _SIZE_HINT = "a packed bundle is at most {:,} bytes: shrink or drop artifacts"
 
 
@@ -63,7 +65,7 @@ async def received_body(
     declared_length(request, limits)
     record = access_record(request)
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix="upload-", suffix=".part", dir=folder)
+    fd, name = tempfile.mkstemp(prefix=UPLOAD_PREFIX, suffix=".part", dir=folder)
     path = Path(name)
     try:
         with os.fdopen(fd, "wb") as out:

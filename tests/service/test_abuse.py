@@ -39,6 +39,17 @@ def test_a_caller_over_its_request_rate_waits_and_others_do_not(cycle: Cycle) ->
         assert [x["who"] for x in log[4:]] == ["alice"] * 4
 
 
+def test_bad_tokens_count_against_the_address(cycle: Cycle) -> None:
+    with serving(cycle, ["alice"], ServiceLimits(requests_per_minute=2)) as s:
+        s.tokens["guess"] = "vwt_" + "B" * 43
+        guesser = s.client("guess")
+        assert_error(guesser.get("/api/v1/submissions"), 401, "unauthorized")
+        assert_error(guesser.get("/api/v1/submissions"), 401, "unauthorized")
+        assert_error(guesser.get("/api/v1/submissions"), 429, "rate_limited")
+        assert_error(s.client().get("/"), 429, "rate_limited")  # the same address
+        assert s.client("alice").get("/api/v1/submissions").status_code == 200
+
+
 def test_a_submitter_over_its_upload_rate_is_refused_and_logged(cycle: Cycle) -> None:
     with serving(cycle, ["alice"], ServiceLimits(uploads_per_minute=2)) as s:
         alice = s.client("alice")

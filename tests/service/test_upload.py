@@ -8,6 +8,7 @@ import select
 import socket
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -242,3 +243,11 @@ def test_duplicate_keys_count_as_the_last_one_like_a_local_validation(full_cap: 
     assert answer.json()["receipt"]["receipt"]["bundle_hash"] == bundle.hash
     kept = full_cap.cycle.home / "blobs" / "bundles" / f"{bundle.hash}.json"
     assert kept.read_bytes() == bundle.canonical()
+
+
+def test_upload_files_left_by_a_killed_server_are_removed_at_start(tmp_path: Path) -> None:
+    cycle = open_cycle_at(tmp_path / "home", spec_with())
+    (cycle.home / "tmp").mkdir(mode=0o700)
+    (cycle.home / "tmp" / "upload-killed.part").write_bytes(b"half a bundle")
+    with serving(cycle, ["alice"]):
+        assert list((cycle.home / "tmp").iterdir()) == []
