@@ -24,9 +24,11 @@ from service import (
     ServiceClient,
     ServiceError,
     build_dev_kit,
+    extract_kit,
     running_server,
 )
 from submissions import SubmissionError, reference_bundles, write_bundle
+from tests.service.test_adaptation import adaptation_cycle
 from tests.submissions.conftest import open_cycle_at, spec_with
 
 TOKEN = "vwt_" + "A" * 43
@@ -221,3 +223,29 @@ def test_upload_list_and_receipt_over_the_real_service(
     with pytest.raises(ServiceError) as e:
         ServiceClient(url, "vwt_" + "Z" * 43).submissions()
     assert (e.value.status, e.value.code) == (401, "unauthorized")
+
+
+def test_adaptation_pairs_kit_and_adapted_upload_over_the_real_service(tmp_path: Path) -> None:
+    cycle = adaptation_cycle(tmp_path / "h", {"no-artifacts": "alice", "typed-skill": "bob"})
+    accounts = Accounts(cycle.home)
+    tokens = {name: accounts.add(name) for name in ("alice", "bob")}
+    targets = [t.id for t in cycle.targets()]
+    with running_server(cycle.home, access_log=io.StringIO()) as url:
+        alice = ServiceClient(url, tokens["alice"])
+        pairs = alice.adaptation_pairs()
+        assert [(p["target"], p["adapted"]) for p in pairs] == [(t, False) for t in targets]
+        (submission,) = {p["submission"] for p in pairs}
+        assert submission.startswith("no-artifacts@")
+        with pytest.raises(ServiceError) as e:
+            ServiceClient(url, tokens["bob"]).kit(submission, targets[0])
+        assert (e.value.status, e.value.code) == (404, "not_found")
+        extract_kit(alice.kit(submission, targets[0]), tmp_path / "kit")
+        outcome = alice.upload_adapted(submission, targets[0], tmp_path / "kit" / "bundle", 2)
+        assert (outcome.submission, outcome.target, outcome.cost["human_minutes"]) == (
+            submission,
+            targets[0],
+            2,
+        )
+        assert [p["adapted"] for p in alice.adaptation_pairs()] == [
+            t == targets[0] for t in targets
+        ]
