@@ -44,10 +44,13 @@ class Service:
     def start(cls, home: Path, limits: ServiceLimits) -> Service:
         """The state of a service for the cycle in ``home``, which is opened and checked once.
 
-        Upload files left in HOME/tmp by a server that was killed are removed: one server
-        serves a home at a time.
+        The signing key is loaded once, so a missing passphrase (``VWT_KEY_PASSPHRASE``) is
+        refused now rather than at the first upload. Upload files left in HOME/tmp by a
+        server that was killed are removed: one server serves a home at a time.
         """
-        ledger = Cycle.open(home).ledger
+        cycle = Cycle.open(home, passphrase=os.environ.get(PASSPHRASE_ENV))
+        cycle.sign(b"vwt serve: the key signs receipts")
+        ledger = cycle.ledger
         for stale in (home / "tmp").glob(f"{UPLOAD_PREFIX}*"):
             stale.unlink(missing_ok=True)
         return cls(

@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
-from conditions import Cycle, CycleState, verify_commitment
-from service import UPLOAD_EVENT, Accounts, ServiceLimits, running_server
+from conditions import PASSPHRASE_ENV, ConditionsError, Cycle, CycleState, verify_commitment
+from service import UPLOAD_EVENT, Accounts, ServiceLimits, create_app, running_server
 from submissions import SUBMISSION_EVENT, Bundle, Receipt, reference_bundles, submitted_bundles
 from tests.reports.test_verify import revealed_cycle
 from tests.submissions.conftest import open_cycle_at, spec_with
@@ -310,3 +310,21 @@ def test_release_paths_stay_inside_the_published_files(released: Served, path: s
     answer = released.client().get(f"/release/{path}")
     assert_error(answer, 404, "not_found")
     assert "condition" not in answer.text
+
+
+def test_a_key_that_cannot_sign_is_refused_before_serving(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cycle = Cycle.init(tmp_path / "home", spec_with(), passphrase="s3cret")
+    monkeypatch.delenv(PASSPHRASE_ENV, raising=False)
+    with pytest.raises(ConditionsError, match="passphrase-encrypted") as e:
+        create_app(cycle.home)
+    assert PASSPHRASE_ENV in (e.value.hint or "")
+    monkeypatch.setenv(PASSPHRASE_ENV, "s3cret")
+    cycle.generate()
+    cycle.commit()
+    cycle.transition(CycleState.open)
+    with serving(cycle, ["alice"]) as s:
+        answer = post_bundle(s.client("alice"), reference_bundles()[0].canonical())
+        assert answer.status_code == 201
+        assert Receipt.model_validate(answer.json()["receipt"]).verify()
