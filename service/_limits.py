@@ -33,6 +33,12 @@ class ServiceLimits(BaseModel):
     concurrent_uploads_per_token: int = Field(
         default=2, ge=1, description="Uploads in progress at once for one caller."
     )
+    head_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="Seconds a connection may take to send a request's head (line and "
+        "headers), from connecting or from the last answer; then it is closed.",
+    )
     upload_seconds: float = Field(
         default=60.0, gt=0, description="Seconds an upload's whole body may take to arrive (408)."
     )

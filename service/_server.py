@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 import time
@@ -12,6 +13,7 @@ from typing import TextIO
 
 import uvicorn
 from starlette.applications import Starlette
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from service._app import create_app
 from service._limits import ServiceLimits
@@ -55,10 +57,33 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{shown}:{port}"
 
 
-def _server(app: Starlette) -> uvicorn.Server:
+def _protocol(head_seconds: float) -> type[H11Protocol]:
+    """uvicorn's h11 protocol, closing a connection whose next request head has not arrived
+    ``head_seconds`` after it connected or after the last answer (slow or idle clients)."""
+
+    class HeadDeadline(H11Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)  # type: ignore[arg-type]
+            self._expect_head()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._expect_head()
+
+        def _expect_head(self) -> None:
+            self.loop.call_later(head_seconds, self._head_due, self.cycle)
+
+        def _head_due(self, waiting_after: object) -> None:
+            if self.cycle is waiting_after and not self.transport.is_closing():
+                self.transport.close()  # no new request began meanwhile
+
+    return HeadDeadline
+
+
+def _server(app: Starlette, limits: ServiceLimits) -> uvicorn.Server:
     config = uvicorn.Config(
         app,
-        http="h11",
+        http=_protocol(limits.head_seconds),
         lifespan="off",
         access_log=False,  # the app writes its own access log, one JSON line per request
         log_level="warning",
@@ -80,12 +105,13 @@ def serve(
 
     The cycle is checked and the port bound before ``on_ready`` gets the base URL.
     """
+    limits = limits or ServiceLimits()
     app = create_app(home, limits)
     sock = listen(host, port)
     try:
         if on_ready is not None:
             on_ready(url_of(sock))
-        _server(app).run(sockets=[sock])
+        _server(app, limits).run(sockets=[sock])
     finally:
         sock.close()
 
@@ -102,9 +128,10 @@ def running_server(
 
     ``port`` 0 takes a free port. Stopped (and joined) on leaving.
     """
+    limits = limits or ServiceLimits()
     app = create_app(home, limits, access_log=access_log)
     sock = listen(DEFAULT_HOST, port)
-    server = _server(app)
+    server = _server(app, limits)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="vwt-serve", daemon=True
     )

@@ -59,6 +59,14 @@ def serve(
             "--concurrent-uploads-per-token", min=1, help="Uploads in progress per token."
         ),
     ] = _DEFAULTS.concurrent_uploads_per_token,
+    head_seconds: Annotated[
+        float,
+        typer.Option(
+            "--head-seconds",
+            min=0.1,
+            help="Seconds a connection may take to send a request's head (idle ones closed).",
+        ),
+    ] = _DEFAULTS.head_seconds,
     upload_seconds: Annotated[
         float,
         typer.Option(
@@ -86,6 +94,7 @@ def serve(
         uploads_per_minute=uploads_per_minute,
         concurrent_uploads=concurrent_uploads,
         concurrent_uploads_per_token=concurrent_uploads_per_token,
+        head_seconds=head_seconds,
         upload_seconds=upload_seconds,
         max_body_bytes=max_upload_bytes,
     )
@@ -99,7 +108,8 @@ def serve(
             f"limits per token: {limits.requests_per_minute} requests and "
             f"{limits.uploads_per_minute} uploads per minute, {limits.concurrent_uploads_per_token}"
             f" uploads at once ({limits.concurrent_uploads} in all), {limits.max_body_bytes:,} "
-            f"bytes and {limits.upload_seconds:g} s per upload",
+            f"bytes and {limits.upload_seconds:g} s per upload, {limits.head_seconds:g} s per "
+            "request head",
             "access log: one JSON line per request on stderr; Ctrl-C stops",
         ]
         if not _loopback(host):

@@ -54,6 +54,7 @@ def test_serve_prints_its_url_serves_logs_and_stops_on_ctrl_c(cycle: Cycle) -> N
     assert "reverse proxy" in err and "Ctrl-C stops" in err and "Traceback" not in err
     assert err.rstrip().endswith("stopped")
     assert "6 uploads per minute, 2 uploads at once (8 in all), 16,777,216 bytes" in err
+    assert "60 s per upload, 10 s per request head" in err
     log = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
     assert [(x["route"], x["status"]) for x in log] == [("/api/v1/cycle", 200), (None, 404)]
 
@@ -80,6 +81,7 @@ def test_serve_refuses_a_port_in_use(cycle: Cycle) -> None:
         ("--max-upload-bytes", str(MAX_BUNDLE_BYTES + 1)),
         ("--uploads-per-minute", "0"),
         ("--upload-seconds", "0"),
+        ("--head-seconds", "-1"),
     ],
 )
 def test_serve_refuses_limits_out_of_range(cycle: Cycle, option: str, value: str) -> None:
