@@ -43,9 +43,11 @@ def access_record(request: Request) -> AccessRecord:
 class AccessLog:
     """ASGI middleware writing one JSON line per HTTP request to ``stream`` (default stderr).
 
-    The line says who (the account name, or null), the method, the route (its template, e.g.
-    ``/api/v1/submissions/{bundle_hash}/receipt``, or null if none matched), the path as sent
-    (cut to 200 characters), the status, the bytes received and sent, and the milliseconds.
+    The line says who (the account name, or null), from which address (a proxy's
+    ``X-Forwarded-For`` when the proxy is on 127.0.0.1, as uvicorn trusts it), the method, the
+    route (its template, e.g. ``/api/v1/submissions/{bundle_hash}/receipt``, or null if none
+    matched), the path as sent (cut to 200 characters), the status, the bytes received and
+    sent, and the milliseconds.
     """
 
     def __init__(self, app: ASGIApp, stream: TextIO | None = None) -> None:
@@ -73,9 +75,11 @@ class AccessLog:
         try:
             await self.app(scope, receive, counting_send)
         finally:
+            client = scope.get("client")
             line = {
                 "at": now_rfc3339(),
                 "who": record.who,
+                "client": client[0] if client else None,
                 "method": scope["method"],
                 "route": record.route,
                 "path": scope["path"][:_MAX_PATH_SHOWN],

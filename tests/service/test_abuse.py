@@ -39,6 +39,16 @@ def test_a_caller_over_its_request_rate_waits_and_others_do_not(cycle: Cycle) ->
         assert [x["who"] for x in log[4:]] == ["alice"] * 4
 
 
+def test_behind_the_local_proxy_each_forwarded_address_has_its_own_rate(cycle: Cycle) -> None:
+    with serving(cycle, [], ServiceLimits(requests_per_minute=1)) as s, s.client() as client:
+
+        def get(address: str) -> int:
+            return client.get("/", headers={"X-Forwarded-For": address}).status_code
+
+        assert [get("203.0.113.7"), get("203.0.113.7"), get("198.51.100.2")] == [200, 429, 200]
+        assert [x["client"] for x in s.log_lines()] == ["203.0.113.7"] * 2 + ["198.51.100.2"]
+
+
 def test_bad_tokens_count_against_the_address(cycle: Cycle) -> None:
     with serving(cycle, ["alice"], ServiceLimits(requests_per_minute=2)) as s:
         s.tokens["guess"] = "vwt_" + "B" * 43
