@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import multiprocessing
 import random
 import sys
@@ -129,7 +130,7 @@ async def _upload_all(
 def _quantile(values: list[float], q: float) -> float:
     """The ``q`` quantile of ``values`` (nearest rank)."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))]
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
 def main() -> int:
