@@ -62,19 +62,11 @@ class AccessLog:
         record = AccessRecord()
         scope.setdefault("state", {})["vwt.access"] = record
         started = time.perf_counter()
-        status, sent = 500, 0
+        status, sent, written = 500, 0, False
 
-        async def counting_send(message: Message) -> None:
-            nonlocal status, sent
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            elif message["type"] == "http.response.body":
-                sent += len(message.get("body", b""))
-            await send(message)
-
-        try:
-            await self.app(scope, receive, counting_send)
-        finally:
+        def write() -> None:
+            nonlocal written
+            written = True
             client = scope.get("client")
             line = {
                 "at": now_rfc3339(),
@@ -92,6 +84,22 @@ class AccessLog:
             stream = self.stream or sys.stderr
             stream.write(json.dumps(line) + "\n")
             stream.flush()
+
+        async def logging_send(message: Message) -> None:
+            nonlocal status, sent
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body":
+                sent += len(message.get("body", b""))
+                if not message.get("more_body", False):
+                    write()  # before the client can have the whole answer
+            await send(message)
+
+        try:
+            await self.app(scope, receive, logging_send)
+        finally:
+            if not written:  # no whole answer was sent
+                write()
 
 
 def append_upload(ledger: Ledger, record: AccessRecord, status: int) -> None:
