@@ -215,7 +215,6 @@ def upload_endpoint(route: str, handler: Handler) -> Any:
 async def _upload(
     request: Request, service: Service, handler: Handler, record: AccessRecord
 ) -> Response:
-    key = f"addr:{_address(request)}"
     try:
         account = await _caller(request, service, "submitter")
         assert account is not None

@@ -8,6 +8,7 @@ binding run under it, in a worker thread, so two uploads never race for one name
 
 from __future__ import annotations
 
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -64,7 +65,11 @@ def _validated(path: Path) -> Bundle:
 
 
 def _accept(service: Service, bundle: Bundle, submitter: str) -> dict[str, Any]:
-    """Under the submission lock: check the name's owner, submit, bind the name; the receipt."""
+    """Under the submission lock: check the name's owner, submit, bind the name; the receipt.
+
+    A submitter revoked while its upload was on the way keeps the accepted submission (its
+    receipt is signed and in the ledger) but not the name, which is logged to stderr.
+    """
     name = bundle.manifest.name
     with service.submitting:
         cycle = service.cycle()
@@ -87,7 +92,10 @@ def _accept(service: Service, bundle: Bundle, submitter: str) -> dict[str, Any]:
                 status=409,
                 code="conflict",
             ) from None
-        service.accounts.bind(name, submitter)
+        try:
+            service.accounts.bind(name, submitter)
+        except ServiceError as e:  # revoked meanwhile: the bundle is in, receipted; say so
+            print(f"warning: {submitter}'s {name} was accepted but not bound: {e}", file=sys.stderr)
     return {"receipt": receipt.model_dump(mode="json")}
 
 

@@ -20,7 +20,14 @@ import pytest
 
 from conditions import PASSPHRASE_ENV, ConditionsError, Cycle, CycleState, verify_commitment
 from service import UPLOAD_EVENT, Accounts, ServiceLimits, create_app, running_server
-from submissions import SUBMISSION_EVENT, Bundle, Receipt, reference_bundles, submitted_bundles
+from submissions import (
+    SUBMISSION_EVENT,
+    Bundle,
+    Receipt,
+    reference_bundles,
+    submit,
+    submitted_bundles,
+)
 from tests.reports.test_verify import revealed_cycle
 from tests.submissions.conftest import open_cycle_at, spec_with
 
@@ -328,3 +335,22 @@ def test_a_key_that_cannot_sign_is_refused_before_serving(
         answer = post_bundle(s.client("alice"), reference_bundles()[0].canonical())
         assert answer.status_code == 201
         assert Receipt.model_validate(answer.json()["receipt"]).verify()
+
+
+def test_a_submitter_revoked_during_its_upload_keeps_the_receipted_submission(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cycle = open_cycle_at(tmp_path / "home", spec_with())
+    with serving(cycle, ["alice"]) as s:
+        real_submit = submit
+
+        def submit_then_revoke(*args: Any, **kwargs: Any) -> Receipt:
+            receipt = real_submit(*args, **kwargs)
+            Accounts(cycle.home).revoke("alice")
+            return receipt
+
+        monkeypatch.setattr("service._routes_submitter.submit", submit_then_revoke)
+        answer = post_bundle(s.client("alice"), reference_bundles()[0].canonical())
+        assert answer.status_code == 201
+    assert [b.hash for b in submitted_bundles(cycle)] == [reference_bundles()[0].hash]
+    assert Accounts(cycle.home).owner("no-artifacts") is None
