@@ -1,4 +1,5 @@
-"""The access log: one JSON line per request on stderr, and a ledger entry per upload attempt."""
+"""The access log: one JSON line per request on stderr, and a ledger entry per upload attempt
+of an account."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from conditions import Ledger
 
 UPLOAD_EVENT = "service.upload"
-"""Ledger kind of an upload attempt, accepted or refused."""
+"""Ledger kind of an account's upload attempt, accepted or refused (429s and attempts without
+a valid token are in the access log only)."""
 _MAX_PATH_SHOWN = 200
 """Characters of a request path written to the log."""
 

@@ -190,8 +190,11 @@ def get(path: str, handler: Handler, *, role: Role | None = None) -> Route:
 
 def upload_endpoint(route: str, handler: Handler) -> Any:
     """Like :func:`endpoint` for a submitter's upload: also the upload rate and concurrency
-    caps, a refusal before the body is read ends the connection, and every attempt, accepted
-    or refused, is appended to the ledger (``service.upload``)."""
+    caps, a refusal before the body is read ends the connection, and every attempt of an
+    account within its rates, accepted or refused, is appended to the ledger
+    (``service.upload``). Attempts without a valid token and those refused for a rate or a
+    cap (429) are in the access log only: no one grows the ledger faster than their
+    account's upload rate allows."""
 
     async def serve(request: Request) -> Response:
         record = access_record(request)
@@ -203,6 +206,8 @@ def upload_endpoint(route: str, handler: Handler) -> Any:
         except Exception:
             record.code = "internal"
             response = internal_error()
+        if record.who is None or response.status_code == 429:
+            return response
         try:
             await run_in_threadpool(append_upload, service.ledger, record, response.status_code)
         except Exception:

@@ -28,7 +28,8 @@ async def all_submissions(request: Request, service: Service, account: Account |
 
 
 async def access_log(request: Request, service: Service, account: Account | None) -> Response:
-    """GET /api/v1/operator/access-log: every upload attempt, accepted or refused."""
+    """GET /api/v1/operator/access-log: every upload attempt of an account, accepted or
+    refused (but for 429s)."""
 
     def read() -> list[dict[str, Any]]:
         entries = service.cycle().ledger.entries(UPLOAD_EVENT)

@@ -87,7 +87,8 @@ def serve(
     receipts and adaptation kits to submitters' tokens (`vwt submitters add`).
 
     Plain HTTP: TLS belongs to a reverse proxy in front. One JSON line per request goes to
-    stderr, and every upload attempt to the cycle's ledger. State changes stay with the CLI.
+    stderr, and every upload attempt of an account (but 429s) to the cycle's ledger. State
+    changes stay with the CLI.
     """
     limits = ServiceLimits(
         requests_per_minute=requests_per_minute,

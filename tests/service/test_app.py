@@ -186,28 +186,34 @@ def test_the_operator_token_reads_operator_routes_but_cannot_upload(
     assert {(a["submitter"], a["bundle_hash"]) for a in accepted} == {
         ("alice", alices["receipt"]["bundle_hash"])
     }
-    assert {a["status"] for a in attempts} >= {201, 401, 403}
+    assert {a["status"] for a in attempts} >= {201, 403}
+    assert None not in {a["submitter"] for a in attempts}  # a 401 is in the access log only
     assert_error(served.client("alice").get("/api/v1/operator/access-log"), 403, "forbidden")
 
 
-def test_every_upload_attempt_is_in_the_ledger_and_every_request_in_the_log(
+def test_every_upload_attempt_of_an_account_is_in_the_ledger_and_every_request_in_the_log(
     served: Served, alices: dict[str, Any]
 ) -> None:
-    with served.client() as anonymous:
-        post_bundle(anonymous, b"{}")
+    with served.client("alice") as alice:
+        post_bundle(alice, b"{}")
     entries = Cycle.open(served.cycle.home).ledger.entries(UPLOAD_EVENT)
     last = entries[-1].payload
     assert last == {
-        "submitter": None,
+        "submitter": "alice",
         "route": "/api/v1/submissions",
-        "status": 401,
-        "code": "unauthorized",
-        "bytes": 0,
+        "status": 400,
+        "code": "invalid_bundle",
+        "bytes": 2,
         "bundle_hash": None,
         "at": last["at"],
     }
+    with served.client() as anonymous:  # no account: the access log only
+        assert_error(post_bundle(anonymous, b"{}"), 401, "unauthorized")
+    assert Cycle.open(served.cycle.home).ledger.entries(UPLOAD_EVENT) == entries
     uploads = [x for x in served.log_lines() if x["method"] == "POST"]
-    assert len(uploads) == len(entries)
+    assert uploads[-1]["who"] is None and uploads[-1]["status"] == 401
+    of_accounts = [x for x in uploads if x["who"] is not None and x["status"] != 429]
+    assert len(of_accounts) == len(entries)
     first = next(x for x in uploads if x["status"] == 201)
     assert first["who"] == "alice" and first["route"] == "/api/v1/submissions"
     assert first["bytes_in"] == len(reference_bundles()[1].canonical()) and first["ms"] > 0
