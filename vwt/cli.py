@@ -75,8 +75,9 @@ app = typer.Typer(
         "VerifiedWork Transfer: measure whether an agent system's skills, prompt recipes, "
         "trajectories and configs survive changes of model version, provider, tool interface, "
         "task family and harness.\n\n"
-        "Operators: 'cycle', 'conditions' and 'adapt'. Submitters: 'submissions' and 'run'. "
-        "Researchers: 'report' and 'trials'. Everyone: 'demo' runs a whole release cycle offline."
+        "Operators: 'cycle', 'conditions', 'adapt', 'submitters' and 'serve'. Submitters: "
+        "'dev-kit', 'submissions' and 'run'. Researchers: 'report' and 'trials'. Everyone: "
+        "'demo' runs a whole release cycle offline."
     ),
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,

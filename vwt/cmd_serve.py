@@ -83,7 +83,9 @@ def serve(
         ),
     ] = _DEFAULTS.max_body_bytes,
 ) -> None:
-    """Serve the cycle over HTTP until Ctrl-C: the public record to anyone, uploads,
+    """Serve the cycle over HTTP: the public record to all, uploads to submitters' tokens.
+
+    Until Ctrl-C: the schedule, commitment, dev kit, reveal and release to anyone; uploads,
     receipts and adaptation kits to submitters' tokens (`vwt submitters add`).
 
     Plain HTTP: TLS belongs to a reverse proxy in front. One JSON line per request goes to
