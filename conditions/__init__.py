@@ -11,7 +11,7 @@ from conditions._commitment import (
 from conditions._condition import AXES, Condition, ModelAxis, TaskFamilyAxis, keyed_condition_id
 from conditions._cycle import ADAPTATION_EVENT, Cycle
 from conditions._keys import PASSPHRASE_ENV, fingerprint, verify_signature
-from conditions._ledger import GENESIS, Ledger, LedgerCheckpoint, LedgerEntry
+from conditions._ledger import GENESIS, Ledger, LedgerCheckpoint, LedgerEntry, LedgerMark
 from conditions._merkle import inclusion_proof, merkle_root, verify_inclusion
 from conditions._reveal import RevealedLeaf, RevealStatement, SignedReveal
 from conditions._spec import (
@@ -64,6 +64,7 @@ __all__ = [
     "Ledger",
     "LedgerCheckpoint",
     "LedgerEntry",
+    "LedgerMark",
     "ModelAxis",
     "ModelEndpoint",
     "RevealStatement",

@@ -20,7 +20,7 @@ from conditions._commitment import (
 from conditions._condition import Condition
 from conditions._home import CycleHome, CycleRecord, now_rfc3339
 from conditions._keys import b64, create_key, fingerprint, load_key, public_key_b64
-from conditions._ledger import GENESIS, Ledger, LedgerEntry
+from conditions._ledger import GENESIS, Ledger, LedgerEntry, LedgerMark
 from conditions._reveal import make_reveal
 from conditions._spec import CycleSpec, parse_time
 from conditions._state import GUARDED, NEXT_STEP, CycleState
@@ -53,6 +53,7 @@ class Cycle:
         self.ledger = Ledger(self.paths.db, self.paths.operator)
         self._passphrase = passphrase
         self._key: Ed25519PrivateKey | None = None
+        self.verified_to: LedgerMark | None = None
 
     @classmethod
     def init(
@@ -104,12 +105,16 @@ class Cycle:
         return cycle
 
     @classmethod
-    def open(cls, home: Path, *, passphrase: str | None = None) -> Cycle:
+    def open(
+        cls, home: Path, *, passphrase: str | None = None, verified: LedgerMark | None = None
+    ) -> Cycle:
         """Open the cycle in ``home``, checked; the key is read only when something is signed.
 
         Refuses a home other users can read (``CycleHome.check_private``) and a ledger that
         fails ``Ledger.verify`` (a missing, edited or re-chained entry, or an end that is not
-        the last checkpoint's).
+        the last checkpoint's); ``verified``: the ``verified_to`` of a cycle this process
+        opened before, so only the entries since are checked. ``verified_to`` says where the
+        ledger was checked to.
         """
         paths = CycleHome(home)
         if not paths.record.exists():
@@ -121,7 +126,7 @@ class Cycle:
         paths.check_private()
         record = parse(CycleRecord, read_json(paths.record, "cycle record"), str(paths.record))
         cycle = cls(home, record, passphrase)
-        cycle.ledger.verify()
+        cycle.verified_to = cycle.ledger.verify(verified)
         return cycle
 
     @property

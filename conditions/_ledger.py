@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -78,6 +78,13 @@ def _checked_entry(row: sqlite3.Row) -> LedgerEntry:
         raise ConditionsError(
             f"ledger entry {row['seq']} was altered after it was written", _RESTORE
         ) from None
+
+
+class LedgerMark(NamedTuple):
+    """Where a verified ledger ended: its last entry's seq and hash."""
+
+    seq: int
+    hash: str
 
 
 class LedgerCheckpoint(BaseModel):
@@ -348,8 +355,15 @@ class Ledger:
             row = db.execute("SELECT hash FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
         return str(row["hash"]) if row else GENESIS
 
-    def verify(self) -> None:
-        """Check every entry's hash and link, then the end against the checkpoint.
+    def verify(self, since: LedgerMark | None = None) -> LedgerMark | None:
+        """Check every entry's hash and link, then the end against the checkpoint; returns
+        where the ledger ends (None when empty), to pass as ``since`` next time.
+
+        With ``since`` (a mark this process verified before), only the entries after it are
+        checked, and that the entry at the mark is still there unchanged with as many entries
+        before it: what a long-running process (the HTTP service) checks per request. An edit
+        of an entry before the mark that leaves the mark's own hash alone is found by the next
+        whole check (every command's, and the service's at start).
 
         Raises ConditionsError naming the first entry that is missing, altered or unlinked.
         Runs under the write lock, so an append in flight is never mistaken for tampering.
@@ -357,10 +371,15 @@ class Ledger:
         with self._connect() as db:
             db.execute("BEGIN IMMEDIATE")
             try:
-                rows = db.execute("SELECT * FROM ledger ORDER BY seq").fetchall()
+                prev, first = GENESIS, 0
+                if since is not None:
+                    self._check_mark(db, since)
+                    prev, first = since.hash, since.seq + 1
+                rows = db.execute(
+                    "SELECT * FROM ledger WHERE seq >= ? ORDER BY seq", (first,)
+                ).fetchall()
                 entries = [_checked_entry(r) for r in rows]
-                prev = GENESIS
-                for expected_seq, e in enumerate(entries):
+                for expected_seq, e in enumerate(entries, start=first):
                     if e.seq != expected_seq:
                         raise ConditionsError(f"ledger entry {expected_seq} is missing", _RESTORE)
                     if e.prev != prev:
@@ -372,10 +391,27 @@ class Ledger:
                             f"ledger entry {e.seq} was altered after it was written", _RESTORE
                         )
                     prev = e.hash
-                last = entries[-1] if entries else None
-                self._check_end(last.seq if last else None, last.hash if last else None)
+                end = LedgerMark(entries[-1].seq, entries[-1].hash) if entries else since
+                self._check_end(end.seq if end else None, end.hash if end else None)
+                return end
             finally:
                 db.execute("ROLLBACK")
+
+    @staticmethod
+    def _check_mark(db: sqlite3.Connection, mark: LedgerMark) -> None:
+        """Raise unless entries 0..mark.seq are all there and the last is the mark's."""
+        count, last = db.execute(
+            "SELECT COUNT(*), MAX(CASE WHEN seq = ? THEN hash END) FROM ledger WHERE seq <= ?",
+            (mark.seq, mark.seq),
+        ).fetchone()
+        if count != mark.seq + 1:
+            raise ConditionsError(
+                f"ledger entries before entry {mark.seq + 1} were removed", _RESTORE
+            )
+        if last != mark.hash:
+            raise ConditionsError(
+                f"ledger entry {mark.seq} was altered after it was written", _RESTORE
+            )
 
 
 _RESTORE = (

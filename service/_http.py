@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from conditions import PASSPHRASE_ENV, Cycle, Ledger
+from conditions import PASSPHRASE_ENV, Cycle, Ledger, LedgerMark
 from service._access import AccessRecord, access_record, append_upload
 from service._accounts import Account, Accounts, Role
 from service._limits import RateLimiter, ServiceLimits, UploadSlots
@@ -39,6 +39,7 @@ class Service:
     slots: UploadSlots
     ledger: Ledger
     submitting: threading.Lock = field(default_factory=threading.Lock)
+    verified_to: LedgerMark | None = None
 
     @classmethod
     def start(cls, home: Path, limits: ServiceLimits) -> Service:
@@ -61,6 +62,7 @@ class Service:
             uploads=RateLimiter(limits.uploads_per_minute),
             slots=UploadSlots(limits.concurrent_uploads, limits.concurrent_uploads_per_token),
             ledger=ledger,
+            verified_to=cycle.verified_to,
         )
 
     @property
@@ -69,8 +71,16 @@ class Service:
         return self.home / "tmp"
 
     def cycle(self) -> Cycle:
-        """The cycle, opened afresh (the operator's CLI moves it on meanwhile); blocking."""
-        return Cycle.open(self.home, passphrase=os.environ.get(PASSPHRASE_ENV))
+        """The cycle, opened afresh (the operator's CLI moves it on meanwhile); blocking.
+
+        The ledger was checked whole at start; each request checks only the entries since
+        the last request's check, so a request costs the same however long the ledger is.
+        """
+        cycle = Cycle.open(
+            self.home, passphrase=os.environ.get(PASSPHRASE_ENV), verified=self.verified_to
+        )
+        self.verified_to = cycle.verified_to
+        return cycle
 
 
 def service_of(request: Request) -> Service:

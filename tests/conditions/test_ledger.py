@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conditions import GENESIS, ConditionsError, Ledger, LedgerEntry
+from conditions import GENESIS, ConditionsError, Ledger, LedgerEntry, LedgerMark
 
 
 @pytest.fixture
@@ -64,6 +64,44 @@ def test_removed_entry_is_detected(ledger: Ledger) -> None:
 def test_rechained_entry_is_detected(ledger: Ledger) -> None:
     _sql(ledger, f"UPDATE ledger SET prev = '{GENESIS}' WHERE seq = 3")
     with pytest.raises(ConditionsError, match="entry 3 does not link"):
+        ledger.verify()
+
+
+def test_a_check_since_a_mark_checks_what_came_after(ledger: Ledger) -> None:
+    mark = ledger.verify()
+    assert mark == LedgerMark(3, ledger.head())
+    assert ledger.verify(mark) == mark  # nothing new
+    ledger.append("event", {"i": 4})
+    assert ledger.verify(mark) == LedgerMark(4, ledger.head())
+    _sql(ledger, "UPDATE ledger SET payload = '{\"i\":9}' WHERE seq = 4")
+    with pytest.raises(ConditionsError, match="entry 4 was altered"):
+        ledger.verify(mark)
+
+
+@pytest.mark.parametrize(
+    ("statement", "says"),
+    [
+        ("UPDATE ledger SET hash = 'f' || substr(hash, 2) WHERE seq = 3", "entry 3 was altered"),
+        ("DELETE FROM ledger WHERE seq = 1", "entries before entry 4 were removed"),
+        ("DELETE FROM ledger WHERE seq = 3", "entries before entry 4 were removed"),
+    ],
+    ids=["mark-altered", "earlier-removed", "mark-removed"],
+)
+def test_a_check_since_a_mark_finds_the_mark_changed(
+    ledger: Ledger, statement: str, says: str
+) -> None:
+    mark = ledger.verify()
+    _sql(ledger, statement)
+    with pytest.raises(ConditionsError, match=says):
+        ledger.verify(mark)
+
+
+def test_an_earlier_edit_is_left_to_the_whole_check(ledger: Ledger) -> None:
+    """The trade the mark makes: an edited payload before it is found by a whole check."""
+    mark = ledger.verify()
+    _sql(ledger, "UPDATE ledger SET payload = '{\"i\":9}' WHERE seq = 1")
+    assert ledger.verify(mark) == mark
+    with pytest.raises(ConditionsError, match="entry 1 was altered"):
         ledger.verify()
 
 
