@@ -51,7 +51,7 @@ from adapt._procedures import (
     rewrite_recipes,
 )
 from adapt._rebind import rebind_skill
-from adapt.errors import AdaptError, BudgetExceeded, SealedRead
+from adapt.errors import AdaptError, BudgetExceeded, KitNotExported, SealedRead
 
 __all__ = [
     "ADAPTED_DIR",
@@ -71,6 +71,7 @@ __all__ = [
     "Budget",
     "BudgetExceeded",
     "Cost",
+    "KitNotExported",
     "LeakMatch",
     "LeakReport",
     "MeteredGateway",

@@ -31,7 +31,7 @@ from adapt._human import export_kit, import_adapted
 from adapt._leak import LeakReport, leak_check
 from adapt._meter import Budget, MeteredGateway
 from adapt._procedures import adapt_bundle
-from adapt.errors import AdaptError
+from adapt.errors import AdaptError, KitNotExported
 from benchmark import Task, family
 from conditions import ADAPTATION_EVENT, Cycle, CycleState, LedgerEntry, Target
 from drift import write_atomic
@@ -264,7 +264,7 @@ def import_pair(
     _require_pending(cycle, bundle, target)
     kit_log = _kit_log_path(cycle.home, bundle.hash, target.id)
     if not kit_log.exists():
-        raise AdaptError(
+        raise KitNotExported(
             f"no kit was exported for adapting {bundle.manifest.name} to {target.id}",
             f"export it first: `vwt adapt kit --home {cycle.home} --submission "
             f"{bundle.manifest.name} --target {target.id} --out DIR`",

@@ -20,3 +20,8 @@ class BudgetExceeded(AdaptError):
 class SealedRead(AdaptError):
     """A procedure asked the adaptation kit for a task it does not serve (a sealed one, or
     any other task outside the target's adaptation sample and the public examples)."""
+
+
+class KitNotExported(AdaptError):
+    """A hand adaptation was imported for a pair whose kit was never exported: there is no
+    access log to record with it."""

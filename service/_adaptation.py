@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from adapt import AdaptError, BudgetExceeded, export_pair_kit, import_pair
+from adapt import AdaptError, BudgetExceeded, KitNotExported, export_pair_kit, import_pair
 from conditions import Cycle, CycleState, Target
 from service.errors import ServiceError
 from submissions import SUBMISSION_EVENT, SubmissionError, read_bundle_file, shown
@@ -115,7 +115,7 @@ def kit_archive(cycle: Cycle, submitter: str, submission: str, target: str) -> b
 def _public(e: AdaptError, home: Path) -> ServiceError:
     """``e`` as an HTTP error that names no path of the operator's machine."""
     message, hint = str(e).replace(str(home), "HOME"), e.hint or None
-    if message.startswith("no kit was exported"):
+    if isinstance(e, KitNotExported):
         return ServiceError(
             message,
             "download the kit first: `vwt adapt kit --to URL --submission S --target T --out DIR`",
