@@ -10,6 +10,7 @@ from conditions._commitment import (
 )
 from conditions._condition import AXES, Condition, ModelAxis, TaskFamilyAxis, keyed_condition_id
 from conditions._cycle import ADAPTATION_EVENT, Cycle
+from conditions._home import CycleHome
 from conditions._keys import PASSPHRASE_ENV, fingerprint, verify_signature
 from conditions._ledger import GENESIS, Ledger, LedgerCheckpoint, LedgerEntry, LedgerMark
 from conditions._merkle import inclusion_proof, merkle_root, verify_inclusion
@@ -55,6 +56,7 @@ __all__ = [
     "Condition",
     "ConditionsError",
     "Cycle",
+    "CycleHome",
     "CycleSpec",
     "CycleState",
     "Evaluation",

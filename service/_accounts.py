@@ -27,10 +27,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from conditions import Ledger
-from conditions._home import CycleHome
+from conditions import CycleHome, Ledger
 from service.errors import ServiceError
-from submissions._manifest import Name
+from submissions import Name
 
 ACCOUNT_EVENT = "service.account"
 """Ledger kind of an account added or revoked; payload ``{"name", "role", "action"}``."""

@@ -22,6 +22,7 @@ from submissions._manifest import (
     ArtifactEntry,
     ArtifactKind,
     BundleManifest,
+    Name,
 )
 from submissions._receipt import Receipt, ReceiptStatement, read_receipt
 from submissions._reference import REFERENCE_NAMES, reference_bundles, reference_dir
@@ -52,6 +53,7 @@ __all__ = [
     "BundleStore",
     "ListedArtifact",
     "ListedSubmission",
+    "Name",
     "Receipt",
     "ReceiptStatement",
     "SubmissionError",
