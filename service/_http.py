@@ -47,8 +47,10 @@ class Service:
 
         The signing key is loaded once, so a missing passphrase (``VWT_KEY_PASSPHRASE``) is
         refused now rather than at the first upload. Upload files left in HOME/tmp by a
-        server that was killed are removed: one server serves a home at a time.
+        server that was killed are removed: one server serves a home at a time. The home is
+        made absolute, so messages name it by a path that appears nowhere else in them.
         """
+        home = home.resolve()
         cycle = Cycle.open(home, passphrase=os.environ.get(PASSPHRASE_ENV))
         cycle.sign(b"vwt serve: the key signs receipts")
         ledger = cycle.ledger

@@ -284,7 +284,8 @@ def _list_remote(url: str, as_json: bool) -> None:
         cells = (received, r["name"], r["version"], r["bundle_hash"])
         table.add_row(*(escape(shown(str(v))) for v in cells))
     console.print(table)
-    console.print(f"{len(rows)} submissions of yours at {shown(client.url)}", markup=False)
+    noun = "submission" if len(rows) == 1 else "submissions"
+    console.print(f"{len(rows)} {noun} of yours at {shown(client.url)}", markup=False)
 
 
 @app.command("list")

@@ -82,4 +82,5 @@ def list_(home: Home = DEFAULT_HOME, as_json: AsJson = False) -> None:
         table.add_row(a.name, a.role, a.created_at, a.revoked_at or "-")
     console.print(table)
     live = sum(a.revoked_at is None for a in accounts)
-    console.print(f"{len(accounts)} accounts ({live} live) in cycle {cycle.id}", markup=False)
+    noun = "account" if len(accounts) == 1 else "accounts"
+    console.print(f"{len(accounts)} {noun} ({live} live) in cycle {cycle.id}", markup=False)

@@ -148,3 +148,21 @@ def assert_accounted(cycle: Cycle, accepted: list[dict[str, Any]], statuses: Cou
     assert sorted(p.name for p in stored) == [f"{h}.json" for h in hashes]
     assert list((cycle.home / "tmp").iterdir()) == []
     assert all(e.payload["name"] == e.payload["submitter"] for e in submitted)
+
+
+def test_a_relative_home_is_hidden_by_its_path_not_by_its_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Served as ``--home vwt-default-2026-12``, a refusal still names the cycle, whose id is
+    the home's name: only the home's path is hidden."""
+    spec = spec_with()
+    cycle = open_cycle_at(tmp_path / spec.cycle, spec)
+    monkeypatch.chdir(tmp_path)
+    relative = Cycle.open(Path(spec.cycle))
+    with serving(relative, ["alice"]) as s:
+        alice = s.client("alice")
+        bundle = packed(reference_bundles()[0], name="alice-none")
+        assert post_bundle(alice, bundle).status_code == 201
+        error = assert_error(post_bundle(alice, bundle), 409, "conflict")
+    assert f"already submitted to cycle {cycle.id}" in error["message"]
+    assert "HOME" not in error["message"]

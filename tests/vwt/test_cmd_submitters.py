@@ -81,7 +81,7 @@ def test_revoke(home: Path) -> None:
     assert "account alice is revoked" in result.stdout
     assert Accounts(home).authenticate(token) is None
     text = vwt("submitters", "list", "--home", str(home)).stdout
-    assert "1 accounts (0 live)" in text
+    assert "1 account (0 live)" in text
     listed = json.loads(vwt("submitters", "list", "--json", "--home", str(home)).stdout)
     assert listed["accounts"][0]["revoked_at"] is not None
     actions = [e.payload["action"] for e in Cycle.open(home).ledger.entries(ACCOUNT_EVENT)]
