@@ -8,6 +8,7 @@ from typing import Annotated, ParamSpec, TypeVar
 
 import typer
 from rich.markup import escape
+from rich.table import Table
 
 from adapt import PairOutcome, adapt_cycle, export_pair_kit, import_pair
 from conditions import Cycle
@@ -154,3 +155,39 @@ def import_(
         typer.echo(json.dumps(outcome.model_dump(mode="json"), indent=2))
     else:
         console.print(_line(outcome), highlight=False)
+
+
+@app.command()
+@user_errors
+def pairs(
+    to: Annotated[
+        str,
+        typer.Option(
+            "--to",
+            help="The operator's service (URL, e.g. http://127.0.0.1:8470). Token: $VWT_TOKEN, "
+            "else ~/.config/vwt/token (mode 0600).",
+            show_default=False,
+        ),
+    ],
+    as_json: AsJson = False,
+) -> None:
+    """List your (submission, target) pairs to adapt by hand, from the operator's service.
+
+    Only in the adaptation phase, and only your own submissions; targets are
+    named by their keyed ids (what a target is stays hidden until the reveal).
+    --json prints {"pairs": [{"submission", "target", "adapted"}]}.
+    """
+    rows = ServiceClient(to).adaptation_pairs()
+    if as_json:
+        typer.echo(json.dumps({"pairs": rows}, indent=2))
+        return
+    table = Table("submission", "target", "adapted")
+    for r in rows:
+        table.add_row(escape(str(r["submission"])), escape(str(r["target"])), str(r["adapted"]))
+    console.print(table)
+    todo = sum(1 for r in rows if not r["adapted"])
+    console.print(
+        f"{len(rows)} pairs, {todo} not adapted yet; next: `vwt adapt kit --to URL --submission "
+        "S --target T --out DIR`",
+        markup=False,
+    )

@@ -170,3 +170,29 @@ def test_a_kit_downloaded_and_the_adapted_bundle_uploaded(adapting: Served, tmp_
     assert code == 2 and "already adapted" in out
     code, out = vwt("adapt", "kit", *pair, "--home", str(tmp_path), "--out", "x", token=alice)
     assert code == 2 and "--home is for the operator's own machine" in out
+
+
+def test_the_pairs_listed_are_your_own_and_say_which_are_adapted(adapting: Served) -> None:
+    cycle = adapting.cycle
+    targets = sorted(t.id for t in cycle.targets())
+    adapted = {(e.payload["submission"], e.payload["target"]) for e in cycle.adaptations().values()}
+    seen = {}
+    for name in ("alice", "bob"):
+        code, out = vwt(
+            "adapt", "pairs", "--to", adapting.url, "--json", token=adapting.tokens[name]
+        )
+        assert code == 0, out
+        pairs = json.loads(out)["pairs"]
+        (own,) = own_submissions(cycle, name)
+        assert {p["submission"] for p in pairs} == {own}
+        assert sorted(p["target"] for p in pairs) == targets
+        assert {(p["submission"], p["target"]) for p in pairs if p["adapted"]} <= adapted
+        seen[name] = own
+    assert seen["alice"] != seen["bob"]
+    code, out = vwt("adapt", "pairs", "--to", adapting.url, token=adapting.tokens["alice"])
+    assert code == 0 and f"{len(targets)} pairs" in out and seen["alice"] in out
+
+
+def test_pairs_are_listed_only_in_the_adaptation_phase(served: Served) -> None:
+    code, out = vwt("adapt", "pairs", "--to", served.url, token=served.tokens["alice"])
+    assert code == 2 and "adaptation" in out
