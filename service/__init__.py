@@ -13,6 +13,7 @@ from service._app import create_app
 from service._client import ServiceClient
 from service._devkit import DevKit, build_dev_kit, dev_seed, public_spec, write_dev_kit
 from service._limits import ServiceLimits
+from service._pull import PulledRelease, ReleaseFile, pull_release, release_names
 from service._server import DEFAULT_HOST, DEFAULT_PORT, running_server, serve
 from service._token import TOKEN_ENV, TOKEN_FILE_ENV, load_token, token_path
 from service.errors import ServiceError
@@ -29,6 +30,8 @@ __all__ = [
     "Account",
     "Accounts",
     "DevKit",
+    "PulledRelease",
+    "ReleaseFile",
     "Role",
     "ServiceClient",
     "ServiceError",
@@ -43,6 +46,8 @@ __all__ = [
     "load_token",
     "own_submissions",
     "public_spec",
+    "pull_release",
+    "release_names",
     "running_server",
     "serve",
     "token_path",

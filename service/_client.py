@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 from adapt import PairOutcome
 from conditions import ConditionsError, SignedCommitment, verify_commitment
 from service._devkit import DevKit
+from service._pull import ReleaseFile
 from service._token import load_token
 from service.errors import ServiceError
 from submissions import Receipt, load_bundle, shown
@@ -72,11 +73,12 @@ class ServiceClient:
         params: dict[str, str] | None = None,
         archive: bool = False,
         expect: int = 200,
+        limit: int | None = None,
     ) -> bytes:
         """The body of a ``method`` call to ``path`` (at most :data:`MAX_JSON_BYTES`, or
-        :data:`MAX_ARCHIVE_BYTES` for an ``archive``); ServiceError unless it answers
-        ``expect``."""
-        cap = MAX_ARCHIVE_BYTES if archive else MAX_JSON_BYTES
+        :data:`MAX_ARCHIVE_BYTES` for an ``archive``, or ``limit``); ServiceError unless it
+        answers ``expect``."""
+        cap = limit if limit is not None else MAX_ARCHIVE_BYTES if archive else MAX_JSON_BYTES
         headers = self._auth() if auth else {}
         if content is not None:
             headers["Content-Type"] = "application/json"
@@ -186,6 +188,16 @@ class ServiceClient:
         """The dev kit, validated: public spec, dev tasks, tool definitions."""
         data = self._json("dev kit", self._call("GET", "/api/v1/dev-kit"))
         return self._model(DevKit, "dev kit", data)
+
+    def release_files(self) -> list[ReleaseFile]:
+        """The published release's files (path, size, SHA-256), once the cycle is released."""
+        body = self._call("GET", "/api/v1/release/files")
+        rows: list[Any] = self._field("release file list", body, "files", list)
+        return [self._model(ReleaseFile, "release file list", row) for row in rows]
+
+    def release_file(self, path: str, max_bytes: int) -> bytes:
+        """The bytes of the published release file at ``path`` (at most ``max_bytes``)."""
+        return self._call("GET", f"/release/{quote(path, safe='/')}", limit=max_bytes)
 
     # -- submitter -----------------------------------------------------------------------
 

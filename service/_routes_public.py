@@ -17,6 +17,7 @@ from starlette.routing import Route
 from conditions import Cycle, CycleState
 from service._accounts import Account
 from service._http import Service, get
+from service._pull import file_entry, release_names
 from service.errors import ServiceError
 
 LINKS = {
@@ -142,6 +143,27 @@ async def release_file(request: Request, service: Service, account: Account | No
     return FileResponse(path)
 
 
+async def release_files(request: Request, service: Service, account: Account | None) -> Response:
+    """Once released, every published file of the release: path, size and SHA-256 (404 before).
+
+    Only the files the release names (and report.html) are listed, each passing the checks
+    ``/release/{path}`` makes; a named file that is not there is left out."""
+
+    def listing() -> list[dict[str, Any]]:
+        cycle = service.cycle()
+        public = _release_file(cycle, "release.json").parent
+        names = [*release_names(public), "report.html"]
+        files = []
+        for name in names:
+            try:
+                files.append(file_entry(name, _release_file(cycle, name)).model_dump())
+            except ServiceError:
+                continue
+        return sorted(files, key=lambda f: f["path"])
+
+    return JSONResponse({"files": await run_in_threadpool(listing)})
+
+
 def public_routes() -> list[Route]:
     """The routes anyone may call."""
     return [
@@ -151,4 +173,5 @@ def public_routes() -> list[Route]:
         get("/api/v1/reveal", reveal),
         get("/api/v1/dev-kit", dev_kit),
         get("/release/{path:path}", release_file),
+        get("/api/v1/release/files", release_files),
     ]

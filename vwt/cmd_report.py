@@ -20,6 +20,7 @@ from reports import (
     verify_release,
     write_html_report,
 )
+from service import ServiceClient, pull_release
 from submissions import shown
 from vwt._common import DEFAULT_HOME, Home, console, user_errors
 
@@ -239,3 +240,38 @@ def compare(
         return
     render_comparison(comparison, console)
     console.print("[dim]not verified here: run `vwt report verify` on each release[/]")
+
+
+@app.command()
+@user_errors
+def pull(
+    url: Annotated[str, typer.Argument(help="The service's base URL, e.g. http://127.0.0.1:8470.")],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", help="A new directory for the release (absent or empty).", file_okay=False
+        ),
+    ],
+    then_verify: Annotated[
+        bool, typer.Option("--verify", help="Verify the release once pulled (`vwt report verify`).")
+    ] = False,
+) -> None:
+    """Download a released cycle's published release from the operator's service into OUT.
+
+    Fetches the list of release files, downloads each, checks its size and SHA-256 against
+    the list and that the list names exactly the files of the release (release.json, the
+    commitment, reveal and trials it pins, its artifacts and interface files, every trial's
+    trace; report.html if published), then moves the directory into place. Nothing is
+    written if any check fails. The release itself is checked by `vwt report verify OUT`.
+    """
+    pulled = pull_release(ServiceClient(url), out)
+    console.print(
+        f"pulled the release of cycle {shown(pulled.cycle)}: {pulled.files} files, "
+        f"{pulled.bytes:,} bytes, into {shown(str(out))}",
+        markup=False,
+        highlight=False,
+    )
+    if then_verify:
+        verify(out)
+    else:
+        console.print(f"next: vwt report verify {shown(str(out))}", markup=False, highlight=False)
