@@ -252,6 +252,7 @@ def pull_release(client: ServiceClient, out: Path) -> PulledRelease:
                 f"the service's release cannot be read: {str(e).replace(f'{tmp}{os.sep}', '')}"
             )
         _check_target(out)
+        tmp.chmod(0o755)  # made private; a release is public
         os.replace(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

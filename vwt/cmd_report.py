@@ -262,7 +262,8 @@ def pull(
     the list and that the list names exactly the files of the release (release.json, the
     commitment, reveal and trials it pins, its artifacts and interface files, every trial's
     trace; report.html if published), then moves the directory into place. Nothing is
-    written if any check fails. The release itself is checked by `vwt report verify OUT`.
+    written if any check fails; a rate-limited (429) download is retried after 1, 2, 4 … s.
+    The release itself is checked by `vwt report verify OUT` (or --verify).
     """
     pulled = pull_release(ServiceClient(url), out)
     console.print(

@@ -109,6 +109,7 @@ def test_a_pulled_release_verifies(released: Served, tmp_path: Path) -> None:
     assert all((pulled.path / p).read_bytes() == (public / p).read_bytes() for p in written)
     assert verify_release(pulled.path).cycle == released.cycle.id
     assert [p.name for p in tmp_path.iterdir()] == ["release"]
+    assert pulled.path.stat().st_mode & 0o777 == 0o755
 
 
 def test_an_empty_directory_is_filled_and_a_full_one_refused(
