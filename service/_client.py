@@ -55,6 +55,25 @@ class ServiceClient:
         self.url = url.rstrip("/")
         self._token = token
         self._timeout = timeout
+        self._client: httpx.Client | None = None
+
+    def _http(self) -> httpx.Client:
+        """One HTTP client for every call, so the connection is kept between them."""
+        if self._client is None:
+            self._client = httpx.Client(timeout=self._timeout, follow_redirects=False)
+        return self._client
+
+    def close(self) -> None:
+        """Close the kept connection (a later call opens a new one)."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def __enter__(self) -> ServiceClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- transport -----------------------------------------------------------------------
 
@@ -84,10 +103,9 @@ class ServiceClient:
             headers["Content-Type"] = "application/json"
         url = f"{self.url}{path}"
         try:
-            with (
-                httpx.Client(timeout=self._timeout, follow_redirects=False) as client,
-                client.stream(method, url, headers=headers, content=content, params=params) as r,
-            ):
+            with self._http().stream(
+                method, url, headers=headers, content=content, params=params
+            ) as r:
                 body = bytearray()
                 for chunk in r.iter_bytes():
                     body += chunk

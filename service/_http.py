@@ -35,6 +35,7 @@ class Service:
     limits: ServiceLimits
     accounts: Accounts
     requests: RateLimiter
+    files: RateLimiter
     uploads: RateLimiter
     slots: UploadSlots
     ledger: Ledger
@@ -61,6 +62,7 @@ class Service:
             limits=limits,
             accounts=Accounts(home),
             requests=RateLimiter(limits.requests_per_minute),
+            files=RateLimiter(limits.file_requests_per_minute),
             uploads=RateLimiter(limits.uploads_per_minute),
             slots=UploadSlots(limits.concurrent_uploads, limits.concurrent_uploads_per_token),
             ledger=ledger,
@@ -172,9 +174,10 @@ def _rate(limiter: RateLimiter, caller: str, what: str) -> None:
         raise RateLimited(f"too many {what}", wait)
 
 
-def endpoint(route: str, handler: Handler, *, role: Role | None = None) -> Any:
-    """The Starlette endpoint of ``handler`` at ``route``: caller checked and rate-limited, any
-    ServiceError answered with its uniform body, any other exception a uniform 500."""
+def endpoint(route: str, handler: Handler, *, role: Role | None = None, files: bool = False) -> Any:
+    """The Starlette endpoint of ``handler`` at ``route``: caller checked and rate-limited
+    (``files``: at the rate for published release files), any ServiceError answered with its
+    uniform body, any other exception a uniform 500."""
 
     async def serve(request: Request) -> Response:
         record = access_record(request)
@@ -183,7 +186,10 @@ def endpoint(route: str, handler: Handler, *, role: Role | None = None) -> Any:
         try:
             account = await _caller(request, service, role)
             key = account.name if account else f"addr:{_address(request)}"
-            _rate(service.requests, key, "requests")
+            if files:
+                _rate(service.files, key, "requests for release files")
+            else:
+                _rate(service.requests, key, "requests")
             return await handler(request, service, account)
         except ServiceError as e:
             record.code = e.code
@@ -195,9 +201,9 @@ def endpoint(route: str, handler: Handler, *, role: Role | None = None) -> Any:
     return serve
 
 
-def get(path: str, handler: Handler, *, role: Role | None = None) -> Route:
+def get(path: str, handler: Handler, *, role: Role | None = None, files: bool = False) -> Route:
     """The GET route at ``path`` served by ``handler`` (see :func:`endpoint`)."""
-    return Route(path, endpoint(path, handler, role=role), methods=["GET"])
+    return Route(path, endpoint(path, handler, role=role, files=files), methods=["GET"])
 
 
 def upload_endpoint(route: str, handler: Handler) -> Any:

@@ -24,6 +24,12 @@ class ServiceLimits(BaseModel):
     requests_per_minute: int = Field(
         default=120, ge=1, description="Requests one caller may make per minute (burst included)."
     )
+    file_requests_per_minute: int = Field(
+        default=6000,
+        ge=1,
+        description="Requests for published release files (/release/…, their listing) one "
+        "caller may make per minute: a release is fetched a file at a time.",
+    )
     uploads_per_minute: int = Field(
         default=6, ge=1, description="Uploads one caller may start per minute (burst included)."
     )

@@ -172,6 +172,6 @@ def public_routes() -> list[Route]:
         get("/api/v1/commitment", commitment),
         get("/api/v1/reveal", reveal),
         get("/api/v1/dev-kit", dev_kit),
-        get("/release/{path:path}", release_file),
-        get("/api/v1/release/files", release_files),
+        get("/release/{path:path}", release_file, files=True),
+        get("/api/v1/release/files", release_files, files=True),
     ]

@@ -46,6 +46,14 @@ def serve(
             "--requests-per-minute", min=1, help="Requests per token (anonymous: per address)."
         ),
     ] = _DEFAULTS.requests_per_minute,
+    file_requests_per_minute: Annotated[
+        int,
+        typer.Option(
+            "--file-requests-per-minute",
+            min=1,
+            help="Requests for published release files per token (anonymous: per address).",
+        ),
+    ] = _DEFAULTS.file_requests_per_minute,
     uploads_per_minute: Annotated[
         int, typer.Option("--uploads-per-minute", min=1, help="Uploads per token.")
     ] = _DEFAULTS.uploads_per_minute,
@@ -94,6 +102,7 @@ def serve(
     """
     limits = ServiceLimits(
         requests_per_minute=requests_per_minute,
+        file_requests_per_minute=file_requests_per_minute,
         uploads_per_minute=uploads_per_minute,
         concurrent_uploads=concurrent_uploads,
         concurrent_uploads_per_token=concurrent_uploads_per_token,
@@ -108,7 +117,8 @@ def serve(
         notes = [
             "plain HTTP: for TLS and outside access put a reverse proxy (nginx, Caddy…) in "
             "front of it",
-            f"limits per token: {limits.requests_per_minute} requests and "
+            f"limits per token: {limits.requests_per_minute} requests (release files: "
+            f"{limits.file_requests_per_minute}) and "
             f"{limits.uploads_per_minute} uploads per minute, {limits.concurrent_uploads_per_token}"
             f" uploads at once ({limits.concurrent_uploads} in all), {limits.max_body_bytes:,} "
             f"bytes and {limits.upload_seconds:g} s per upload, {limits.head_seconds:g} s per "

@@ -47,7 +47,8 @@ def released(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """A released cycle served, with a stray file in its public directory."""
     cycle = released_cycle(tmp_path_factory.mktemp("pull") / "home")
     (cycle.paths.public / "notes.txt").write_text("not part of the release")
-    with serving(cycle, [], ServiceLimits(requests_per_minute=100_000)) as s:
+    limits = ServiceLimits(requests_per_minute=100_000, file_requests_per_minute=100_000)
+    with serving(cycle, [], limits) as s:
         yield s
 
 
@@ -255,7 +256,7 @@ def test_a_release_larger_than_the_rate_limit_is_pulled_whole(
     released: Served, tmp_path: Path
 ) -> None:
     files = len(release_names(released.cycle.paths.public)) + 1  # and report.html
-    rate = ServiceLimits(requests_per_minute=files - 20)  # a pull outruns the burst
+    rate = ServiceLimits(file_requests_per_minute=files - 20)  # a pull outruns the burst
     with served_again(released, rate) as s:
         assert len(listing(s)) == files
         pulled = pull_release(ServiceClient(s.url), tmp_path / "release")
@@ -268,10 +269,19 @@ def test_a_pull_gives_up_when_the_rate_limit_does_not_lift(
     released: Served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(pull_module, "RETRIES", 2)
-    with served_again(released, ServiceLimits(requests_per_minute=1)) as s:
+    with served_again(released, ServiceLimits(file_requests_per_minute=1)) as s:
         listing(s)
         with pytest.raises(ServiceError, match="too many requests") as refused:
             pull_release(ServiceClient(s.url), tmp_path / "release")
         assert [line["status"] for line in s.log_lines()] == [200, 429, 429, 429]
     assert refused.value.status == 429
     assert_nothing_left(tmp_path)
+
+
+def test_release_files_have_their_own_rate(released: Served, tmp_path: Path) -> None:
+    """A request rate that would stop a pull at once does not touch the files' own rate."""
+    with served_again(released, ServiceLimits(requests_per_minute=1)) as s:
+        pulled = pull_release(ServiceClient(s.url), tmp_path / "release")
+        statuses = [line["status"] for line in s.log_lines()]
+    assert verify_release(pulled.path).cycle == released.cycle.id
+    assert set(statuses) == {200}
