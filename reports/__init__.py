@@ -40,7 +40,7 @@ from reports._render import condition_label, render_release, submission_table
 from reports._render_compare import render_comparison
 from reports._stats import benjamini_hochberg, binomial_sign_test, pass_hat_k, sign_flip_pvalue
 from reports._stats_arms import OUTCOMES, ArmOutcomes, ArmSummary, TaskTrials
-from reports._traces import TRACES_DIR, read_trace
+from reports._traces import MAX_TRACE_BYTES, TRACES_DIR, read_trace, trace_name
 from reports._trials import (
     TrialGroup,
     TrialSet,
@@ -51,13 +51,15 @@ from reports._trials import (
     store_trials,
     trial_reason,
 )
-from reports._verify import VerifiedRelease, read_release, verify_release
+from reports._verify import MAX_TRIALS_BYTES, VerifiedRelease, read_release, verify_release
 from reports.errors import ReportError
 
 __all__ = [
     "ARTIFACTS_DIR",
     "EXPORT_FORMATS",
     "INTERFACES_DIR",
+    "MAX_TRACE_BYTES",
+    "MAX_TRIALS_BYTES",
     "OUTCOMES",
     "RELEASE_FILE",
     "REPORT_FILE",
@@ -118,6 +120,7 @@ __all__ = [
     "sign_flip_pvalue",
     "store_trials",
     "submission_table",
+    "trace_name",
     "trial_reason",
     "verify_release",
     "write_html_report",

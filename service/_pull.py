@@ -28,11 +28,18 @@ from typing import TYPE_CHECKING, NoReturn, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from drift import capped_bytes
-from reports import RELEASE_FILE, REPORT_FILE, read_release
-from reports._published import ARTIFACTS_DIR, INTERFACES_DIR
-from reports._traces import MAX_TRACE_BYTES, TRACES_DIR, trace_name
-from reports._verify import MAX_TRIALS_BYTES
-from reports.errors import ReportError
+from reports import (
+    ARTIFACTS_DIR,
+    INTERFACES_DIR,
+    MAX_TRACE_BYTES,
+    MAX_TRIALS_BYTES,
+    RELEASE_FILE,
+    REPORT_FILE,
+    TRACES_DIR,
+    ReportError,
+    read_release,
+    trace_name,
+)
 from service.errors import ServiceError
 from submissions import shown
 
