@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import logging
 import os
 import threading
 import time
@@ -169,26 +168,6 @@ def _provider(litellm: ModuleType, model: str) -> str:
         return model.split("/", 1)[0]
 
 
-@functools.lru_cache(maxsize=256)
-def _price_unknown_as_free(litellm: ModuleType, model: str) -> None:
-    """Give ``model`` a price of zero, once, if litellm has none (the sim's models, a
-    self-hosted one): litellm otherwise searches its price tables for it after every call,
-    about a seventh of the gateway's CPU per call. vwt counts tokens, never litellm's cost."""
-    try:
-        litellm.get_model_info(model)
-        return
-    except Exception:  # litellm raises a bare Exception for a model it cannot price
-        pass
-    quiet = logging.getLogger("LiteLLM")  # it warns that a custom price matched no table
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)
-    try:
-        free = {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0, "mode": "chat"}
-        litellm.register_model({model: {**free, "litellm_provider": _provider(litellm, model)}})
-    finally:
-        quiet.setLevel(level)
-
-
 def _tokens(response: Any) -> int:
     usage = getattr(response, "usage", None)
     return int(getattr(usage, "prompt_tokens", 0) or 0) + int(
@@ -247,7 +226,6 @@ async def complete(
     litellm = await _litellm()
     limits = gate(policy.limits)
     provider = _provider(litellm, model)
-    _price_unknown_as_free(litellm, model)
     estimate = estimate_tokens(messages, tools) if limits.limits_tokens(provider) else 0
     for attempt in range(policy.attempts):
         try:
