@@ -7,15 +7,12 @@ full size: --full (1280 calls). ``vwt sim serve --delay LATENCY`` runs in a subp
 Side by side in one run, the same chat completions with tools (the support-ops interface):
 (a) the gateway: ``benchmark.complete`` with model ``openai/acme-2`` (litellm's
 OpenAI-compatible client pointed at the server), all CALLS at once, the gateway's
-VWT_MAX_CONCURRENCY limit letting CONCURRENCY through at a time; (b) the gateway as a run
-uses it: one worker process per core (forked, as the local pool does), each with its share of
-the limit (CONCURRENCY / cores, see docs/model_limits.md) and its share of the calls, timed
-from a common start to the last one done; (c) plain HTTP: the same request bodies POSTed with
-aiohttp under an asyncio semaphore of CONCURRENCY, the floor the server and the machine
-allow. Each warms up first (CONCURRENCY calls, same event loop). Prints for each: ideal
-time (calls × latency / concurrency), measured time, efficiency = ideal ÷ measured (target
->= 0.85 for the gateway), CPU per call here and in the server; and the machine's cores and
-load average. Nothing leaves 127.0.0.1.
+VWT_MAX_CONCURRENCY limit letting CONCURRENCY through at a time; (b) plain HTTP: the same
+request bodies POSTed with aiohttp under an asyncio semaphore of CONCURRENCY, the floor the
+server and the machine allow. Each warms up first (CONCURRENCY calls, same event loop). Prints
+for each: ideal time (calls × latency / concurrency), measured time, efficiency = ideal ÷
+measured (target >= 0.85 for the gateway), CPU per call here and in the server; and the
+machine's cores and load average. Nothing leaves 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -23,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import multiprocessing
 import os
 import re
 import subprocess
@@ -107,60 +103,6 @@ async def _gateway(concurrency: int, tools: list[dict[str, Any]]) -> AsyncIterat
     yield calls
 
 
-def _worker_share(
-    concurrency: int, tools: list[dict[str, Any]], calls: int, workers: int, start: Any, out: Any
-) -> None:
-    """One of ``workers`` processes: its share of the limit and of the calls, after a warm-up,
-    from the common ``start``; puts (CPU seconds, wall end) on ``out``."""
-    limits = Limits(max_concurrency=concurrency).share(workers)
-    policy = ModelPolicy(timeout_s=60, attempts=1, limits=limits)
-
-    async def some(n: int) -> None:
-        await asyncio.gather(
-            *(
-                complete(f"openai/{MODEL}", MESSAGES, tools, seed=i, usage=Usage(), policy=policy)
-                for i in range(n)
-            )
-        )
-
-    async def run() -> None:
-        await some(limits.max_concurrency or concurrency)
-        start.wait()
-        cpu = time.process_time()
-        await some(calls)
-        out.put((time.process_time() - cpu, time.perf_counter()))
-
-    asyncio.run(run())
-
-
-def _shared(
-    concurrency: int, tools: list[dict[str, Any]], n: int, server: int, ideal: float
-) -> None:
-    """Side (b): the calls split over one forked worker process per core."""
-    workers = os.cpu_count() or 1
-    context = multiprocessing.get_context("fork")
-    start, out = context.Barrier(workers + 1), context.Queue()
-    shares = [n // workers + (i < n % workers) for i in range(workers)]
-    processes = [
-        context.Process(target=_worker_share, args=(concurrency, tools, k, workers, start, out))
-        for k in shares
-    ]
-    for p in processes:
-        p.start()
-    start.wait()
-    began, server_cpu = time.perf_counter(), _cpu_seconds(server)
-    ends = [out.get(timeout=600) for _ in processes]
-    for p in processes:
-        p.join()
-    wall = max(end for _, end in ends) - began
-    cpu = sum(c for c, _ in ends)
-    print(
-        f"gateway, {workers} worker processes: measured {wall:.2f} s ({n / wall:.1f} calls/s), "
-        f"efficiency {ideal / wall:.2f}; CPU per call {cpu / n * 1000:.1f} ms in the workers, "
-        f"{(_cpu_seconds(server) - server_cpu) / n * 1000:.1f} ms in the server"
-    )
-
-
 @asynccontextmanager
 async def _plain(url: str, concurrency: int, tools: list[dict[str, Any]]) -> AsyncIterator[Calls]:
     limit = asyncio.Semaphore(concurrency)
@@ -227,26 +169,15 @@ def main() -> int:
                 f"calls {calls}, latency {args.latency:.3f} s, concurrency {args.concurrency}, "
                 f"ideal {ideal:.2f} s, cores {os.cpu_count()}"
             )
-            _side(
-                "gateway (litellm), one process",
-                _gateway(args.concurrency, tools),
-                calls,
-                server.pid,
-                ideal,
-                warm_up=args.concurrency,
-            )
-            _shared(args.concurrency, tools, calls, server.pid, ideal)
-            _side(
-                "plain HTTP (aiohttp)",
-                _plain(url, args.concurrency, tools),
-                calls,
-                server.pid,
-                ideal,
-                warm_up=args.concurrency,
-            )
+            sides = {
+                "gateway (litellm)": _gateway(args.concurrency, tools),
+                "plain HTTP (aiohttp)": _plain(url, args.concurrency, tools),
+            }
+            for name, side in sides.items():
+                _side(name, side, calls, server.pid, ideal, warm_up=args.concurrency)
         finally:
             print(f"server: {_stop(server)}")
-        print("target: gateway efficiency >= 0.85 (as a run uses it: one worker per core)")
+        print("target: gateway efficiency >= 0.85")
     return 0
 
 
