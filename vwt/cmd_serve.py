@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import sys
 from typing import Annotated
@@ -131,7 +132,8 @@ def serve(
             err_console.print(note, markup=False, highlight=False, soft_wrap=True)
         sys.stderr.flush()
 
-    try:
+    # uvicorn stops gracefully on Ctrl-C, then passes it on, or (when it arrives while uvicorn
+    # is between steps) just returns: either way the server has stopped
+    with contextlib.suppress(KeyboardInterrupt):
         run_service(home, host, port, limits, on_ready=ready)
-    except KeyboardInterrupt:  # uvicorn stopped gracefully, then passed Ctrl-C on
-        err_console.print("stopped", highlight=False)
+    err_console.print("stopped", highlight=False)
