@@ -6,15 +6,14 @@ only the source's interface versions; no endpoints; development families only; a
 seed in place of the secret one), the dev-split tasks a dev run uses and the source interface's
 tool definitions. The secret seed draws the sealed splits (``Family.split_seed``) and every
 trial's model seed (``runner.plan_phase``); the dev split does not depend on it. The dev seed is
-an HMAC of the secret seed over the cycle id and the private catalogue's digest: it confirms no
-guess of the secret seed without the catalogue, and the sealed tasks cannot be regenerated
-from it.
+a hash of the operator's (deterministic, Ed25519) signature of the cycle id: it has nothing of
+the secret seed, so no guess of that seed can be checked against it, and the sealed tasks
+cannot be regenerated from it.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 from pathlib import Path
 from typing import Any, Literal, Self
@@ -78,18 +77,17 @@ class DevKit(BaseModel):
         return self
 
 
-def dev_seed(spec: CycleSpec) -> int:
-    """The public seed of ``spec``'s dev kit: an HMAC of the secret seed (52 bits, exact in
-    JSON numbers)."""
-    message = b"\x1f".join(
-        [_DEV_SEED_DOMAIN, spec.cycle.encode(), spec.catalogue.digest().encode()]
-    )
-    digest = hmac.new(str(spec.seed).encode(), message, hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big") >> 12
+def dev_seed(cycle: Cycle) -> int:
+    """The public seed of ``cycle``'s dev kit (52 bits, exact in JSON numbers): a hash of the
+    operator's signature of the cycle id. Ed25519 signs deterministically, so the seed is fixed
+    for the cycle; no one without the key can compute it, and it says nothing of the cycle's
+    secret seed, however few the seeds an operator might have picked."""
+    signature = cycle.sign(b"\x1f".join([_DEV_SEED_DOMAIN, cycle.id.encode()]))
+    return int.from_bytes(hashlib.sha256(signature).digest()[:8], "big") >> 12
 
 
-def public_spec(spec: CycleSpec) -> CycleSpec:
-    """``spec`` reduced to its public source condition, with the public dev seed."""
+def public_spec(spec: CycleSpec, seed: int) -> CycleSpec:
+    """``spec`` reduced to its public source condition, with the public dev ``seed``."""
     src = spec.source
     families = list(src.task_family.families)
     catalogue = Catalogue(
@@ -107,7 +105,7 @@ def public_spec(spec: CycleSpec) -> CycleSpec:
     return CycleSpec(
         v=1,
         cycle=spec.cycle,
-        seed=dev_seed(spec),
+        seed=seed,
         opens_at=spec.opens_at,
         closes_at=spec.closes_at,
         source=src,
@@ -121,7 +119,7 @@ def public_spec(spec: CycleSpec) -> CycleSpec:
 
 def build_dev_kit(cycle: Cycle) -> dict[str, Any]:
     """The dev kit of ``cycle`` (JSON-ready): public spec, dev tasks, source tool definitions."""
-    spec = public_spec(cycle.spec)
+    spec = public_spec(cycle.spec, dev_seed(cycle))
     condition = dev_condition(spec.source)
     split, n = condition.task_family.split, spec.evaluation.tasks_per_split
     tasks: list[Task] = []

@@ -50,7 +50,7 @@ def test_pull_then_a_dev_run_on_the_pulled_spec(
     ]
     assert f"vwt run dev --spec {out / 'spec.json'} --submission BUNDLE" in text
     spec = CycleSpec.load(out / "spec.json")
-    assert spec.source == cycle.source and spec.seed == dev_seed(cycle.spec) != cycle.spec.seed
+    assert spec.source == cycle.source and spec.seed == dev_seed(cycle) != cycle.spec.seed
     kit = build_dev_kit(cycle)
     assert json.loads((out / "tasks.json").read_text()) == kit["tasks"]
     assert json.loads((out / "tools.json").read_text()) == kit["tools"]
