@@ -308,10 +308,15 @@ def test_an_altered_cell_signed_by_the_operator_is_caught_by_recomputing(
 def test_a_cell_resigned_with_another_interval_method_or_flag_is_caught(
     pub: Path, cycle: Cycle, field: str, value: object
 ) -> None:
-    # The small cycle's cells pair 2 tasks of one family: a t-interval over tasks, no flag.
-    metrics = _load(pub)["release"]["cells"][0]["metrics"]
-    assert (metrics["interval_method"], metrics["few_clusters"]) == ("cluster_t", False)
-    _edit(pub, lambda s: s["cells"][0]["metrics"].update({field: value}), sign=cycle.sign)
+    # A cell pairing 2 tasks of one family: a t-interval over tasks, no flag (which cell comes
+    # first follows secret-keyed condition ids, so it is looked for).
+    cells = _load(pub)["release"]["cells"]
+    i = next(
+        i
+        for i, c in enumerate(cells)
+        if (c["metrics"]["interval_method"], c["metrics"]["few_clusters"]) == ("cluster_t", False)
+    )
+    _edit(pub, lambda s: s["cells"][i]["metrics"].update({field: value}), sign=cycle.sign)
     assert_fails(pub, rf"differs from the one recomputed .* first in '{field}'")
 
 
