@@ -17,6 +17,7 @@ from typing import Any
 
 from adapt import AdaptError, BudgetExceeded, KitNotExported, export_pair_kit, import_pair
 from conditions import Cycle, CycleState, Target
+from service._state import require_state
 from service.errors import ServiceError
 from submissions import SUBMISSION_EVENT, SubmissionError, read_bundle_file, shown
 
@@ -37,14 +38,9 @@ def own_submissions(cycle: Cycle, submitter: str) -> dict[str, str]:
 
 
 def _require_adaptation(cycle: Cycle) -> None:
-    if cycle.state != CycleState.adaptation:
-        raise ServiceError(
-            f"cycle {cycle.id} is in state '{cycle.state.value}', not 'adaptation'",
-            "adaptation kits and adapted uploads are open only in the adaptation phase; "
-            "see GET /api/v1/cycle",
-            status=409,
-            code="wrong_state",
-        )
+    require_state(
+        cycle, CycleState.adaptation, "adaptation kits and adapted uploads are open only then"
+    )
 
 
 def _own_pair(cycle: Cycle, submitter: str, submission: str, target: str) -> tuple[str, Target]:

@@ -22,6 +22,7 @@ from conditions import Cycle, CycleState
 from service._access import access_record
 from service._accounts import Account
 from service._http import Service, get, upload_endpoint
+from service._state import require_state
 from service._upload import received_body
 from service.errors import ServiceError
 from submissions import SUBMISSION_EVENT, Bundle, SubmissionError, read_bundle_file, shown, submit
@@ -32,19 +33,9 @@ def _own(account: Account | None) -> str:
     return account.name
 
 
-def _require_state(cycle: Cycle, state: CycleState, what: str) -> None:
-    if cycle.state != state:
-        raise ServiceError(
-            f"cycle {cycle.id} is in state '{cycle.state.value}', not '{state.value}': {what}",
-            "see GET /api/v1/cycle for the schedule and the state",
-            status=409,
-            code="wrong_state",
-        )
-
-
 def _require_open(cycle: Cycle) -> None:
     """Refuse uploads unless the cycle is open and its closes_at has not passed."""
-    _require_state(cycle, CycleState.open, "uploads are accepted only while it is open")
+    require_state(cycle, CycleState.open, "uploads are accepted only while it is open")
     closes_at = datetime.fromisoformat(cycle.spec.closes_at.replace("Z", "+00:00"))
     if datetime.now(UTC) > closes_at:
         raise ServiceError(
@@ -188,7 +179,7 @@ async def adapted_upload(request: Request, service: Service, account: Account | 
     submitter, params = _own(account), request.path_params
     minutes = _minutes(request)
     await run_in_threadpool(
-        lambda: _require_state(
+        lambda: require_state(
             service.cycle(), CycleState.adaptation, "adapted uploads are open only then"
         )
     )
