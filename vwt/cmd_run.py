@@ -14,7 +14,7 @@ from rich.text import Text
 
 from benchmark import ModelPolicy, default_cycle_spec_path
 from conditions import Cycle, CycleSpec
-from reports import ArmSummary, Cell, ReportError, build_matrix
+from reports import ArmSummary, Cell, ReportError, build_matrix, method_text
 from runner import (
     MAX_ATTEMPTS,
     Accounting,
@@ -232,12 +232,15 @@ def _print_dev(run: DevRun, cell: Cell) -> None:
     line = Text("gain ")
     line.append(f"{m.gain:+.2f} [{ci.lo:+.2f}, {ci.hi:+.2f}]", style=style)
     line.append(
-        f" ({m.confidence:.0%} CI, {m.bootstrap} resamples); sign test {m.sign_test.wins} wins, "
-        f"{m.sign_test.losses} losses, {m.sign_test.ties} ties; p_neg = {m.p_negative:.3g}"
+        f" ({method_text(m)}); sign test {m.sign_test.wins} wins, {m.sign_test.losses} losses, "
+        f"{m.sign_test.ties} ties; p_neg = {m.p_negative:.3g}; detects {m.mde:.2f} with 80% power"
     )
     console.print(line)
     named = [
         ("negative transfer", m.negative_transfer),
+        ("more critical failures (exact paired test)", m.critical_excess),
+        ("identical trials", m.variation == "identical"),
+        ("no variation", m.variation == "no_variation"),
         ("ceiling", m.ceiling),
         ("floor", m.floor),
         ("provisional", m.provisional),
@@ -326,8 +329,6 @@ def dev(
             list(run.records),
             conditions={run.condition.id: run.condition},
             source_id=run.condition.id,
-            seed=spec.seed,
-            bootstrap=spec.evaluation.bootstrap,
             fdr_q=spec.evaluation.fdr_q,
         )
     except ReportError:
@@ -369,6 +370,10 @@ def _dev_json(run: DevRun, cell: Cell) -> dict[str, Any]:
         "gain": m.gain,
         "interval": [m.gain_ci.lo, m.gain_ci.hi],
         "confidence": m.confidence,
+        "interval_method": m.interval_method,
+        "interval_method_text": method_text(m),
+        "gain_se": m.gain_se,
+        "mde": m.mde,
         "p_negative": m.p_negative,
         "execution": run.execution.model_dump(mode="json"),
         "accounting": run.accounting.as_json(),
