@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from reports import REPORT_FILE, Cell, cell_flags, read_release, write_html_report
+from reports._html_data import cell_kind
 from tests.reports.test_html import HOSTILE, released
 
 pytestmark = pytest.mark.slow
@@ -130,6 +131,58 @@ def test_flags_are_explained_on_hover(page: Page, public: Path) -> None:
     for i, f in enumerate(flags):
         assert badges.nth(i).get_attribute("title") == f.explanation
         assert badges.nth(i).text_content() == f.label
+
+
+def test_cells_are_coloured_by_what_happened_and_show_retention(page: Page, public: Path) -> None:
+    cells = read_release(public).release.cells
+    shown = page.eval_on_selector_all(
+        "#matrix button.cell",
+        """bs => bs.map(b => ({i: +b.dataset.cell, cls: b.closest('td').className,
+            bg: getComputedStyle(b.closest('td')).backgroundColor, text: b.textContent}))""",
+    )
+    colours: dict[str, set[str]] = {}
+    for s in shown:
+        cell = cells[s["i"]]
+        kind = cell_kind(cell)
+        assert s["cls"].split()[0] == f"kind-{kind}"
+        colours.setdefault(kind, set()).add(s["bg"])
+        m = cell.metrics
+        if m.retention is not None:
+            assert f"ret {m.retention.value:.2f}" in s["text"]
+        elif m.retention_status == "unstable":
+            assert "ret unstable" in s["text"]
+        if m.with_arm.critical or m.without_arm.critical:
+            assert f"crit {m.with_arm.critical}/{m.without_arm.critical}" in s["text"]
+    assert len(colours) >= 2, colours
+    # one colour per kind (a gain of 0.25 or more is a deeper green), never shared by two kinds
+    seen = [c for kind, found in colours.items() if kind != "gain" for c in found]
+    assert len(seen) == len(set(seen)) and not set(seen) & colours.get("gain", set())
+    legend = page.locator("#legend .swatch[class*='kind-']")
+    assert legend.count() == 7
+
+
+def test_the_condition_column_stays_in_view_when_the_matrix_scrolls(
+    browser: Any, public: Path
+) -> None:
+    errors: list[str] = []
+    page = open_report(browser, public / REPORT_FILE, errors)
+    page.set_viewport_size({"width": 700, "height": 900})
+    wrap = page.locator("#matrix-wrap")
+    assert page.evaluate(
+        "document.getElementById('matrix-wrap').scrollWidth > "
+        "document.getElementById('matrix-wrap').clientWidth"
+    )
+    before = page.locator("#matrix tbody th.cond").first.bounding_box()
+    page.evaluate("document.getElementById('matrix-wrap').scrollLeft = 400")
+    after = page.locator("#matrix tbody th.cond").first.bounding_box()
+    box = wrap.bounding_box()
+    assert before and after and box
+    assert after["x"] == pytest.approx(before["x"], abs=1) == pytest.approx(box["x"], abs=2)
+    # the cells did move under it
+    first = page.locator("#matrix tbody td").first.bounding_box()
+    assert first and first["x"] < before["x"] + before["width"]
+    page.close()
+    assert errors == []
 
 
 def visible_cells(page: Page) -> int:
