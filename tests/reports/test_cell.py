@@ -332,7 +332,9 @@ def test_duplicates_are_counted_once() -> None:
         0
     ].negative_transfer
     dups = apply_fdr(
-        [cell] * 10, families=["artifacts"] + ["duplicate"] * 9, duplicate_of=[None] + [0] * 9
+        [cell] * 10,
+        families=["artifacts", *["duplicate"] * 9],  # type: ignore[list-item]
+        duplicate_of=[None, *[0] * 9],
     )
     assert all(c.negative_transfer for c in dups)
 

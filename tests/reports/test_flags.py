@@ -15,6 +15,7 @@ from reports import (
     cell_flags,
     cell_metrics,
 )
+from reports._cell import TestFamily
 from reports._flags import FLAG_MEANINGS, SEVERITIES
 
 N = 12
@@ -31,7 +32,7 @@ def _cell(
     invalid: int = 0,
     dropped: int = 0,
     source: tuple[list[str], list[str]] | None = None,
-    family: str = "artifacts",
+    family: TestFamily = "artifacts",
 ) -> Cell:
     """A frozen cell of one trial per task, task i having outcome ``*_outcomes[i]`` in each arm,
     over ``families`` families; its tests decided by BH on this cell alone (in ``family``)."""

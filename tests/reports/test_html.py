@@ -94,7 +94,7 @@ def _kind_of(codes: list[str], gain_lo: float = -0.1, gain: float = 0.0) -> str:
     metrics = type("M", (), {"gain_ci": Interval(lo=gain_lo, hi=0.5), "gain": gain})()
     cell = type("C", (), {"metrics": metrics})()
     with patch("reports._html_data.cell_flags", return_value=tuple(flags)):
-        return cell_kind(cell)  # type: ignore[arg-type]
+        return cell_kind(cell)
 
 
 def test_a_cell_is_coloured_by_what_happened_worst_first() -> None:

@@ -64,7 +64,7 @@ def assert_fits(out: str, width: int) -> None:
 
 def _row_lines(out: str, release: ReleaseStatement) -> dict[str, list[str]]:
     """Lines of the compact tables by the table's title (submission · phase)."""
-    titles = {
+    titles: dict[str, list[str]] = {
         f"{label} · {phase}": []
         for label in submission_labels(release).values()
         for phase in ("frozen", "adapted")
