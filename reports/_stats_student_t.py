@@ -6,6 +6,7 @@ series, so a release's numbers follow from the standard library alone and recomp
 
 from __future__ import annotations
 
+import functools
 import math
 
 from reports.errors import ReportError
@@ -40,11 +41,13 @@ def _check_df(df: int) -> None:
         raise ReportError(f"a t distribution needs at least 1 degree of freedom, got {df}")
 
 
+@functools.lru_cache(maxsize=4096)
 def student_t_quantile(confidence: float, df: int) -> float:
     """The t with P(|T| <= t) = ``confidence`` (the two-sided critical value), ``df`` >= 1.
 
     Found by bisection on the exact distribution function to full float precision, e.g. 12.706
-    for 95% and 1 degree of freedom, 2.776 for 4.
+    for 95% and 1 degree of freedom, 2.776 for 4. Cached: a matrix asks for a few values many
+    times.
     """
     _check_df(df)
     if not 0.0 < confidence < 1.0:
