@@ -47,7 +47,7 @@ from statistics import NormalDist
 import numpy as np
 
 from reports._cell import apply_fdr, cell_metrics, cells_metrics, pair_arms
-from reports._stats import benjamini_hochberg, binomial_sign_test
+from reports._stats import binomial_sign_test, screened_benjamini_hochberg
 from reports._stats_arms import ArmOutcomes
 from reports._stats_strata import FLOOR_WEIGHT, Stratum, stratified
 from reports._stats_student_t import student_t_cdf, student_t_quantile
@@ -288,6 +288,13 @@ def _critical_pairs(
     return (with_ & ~without).sum((1, 2)), (without & ~with_).sum((1, 2))
 
 
+def _decide(more: np.ndarray, fewer: np.ndarray) -> list[bool]:
+    """The release's decisions: BH over the cells whose discordant pairs could reach q."""
+    ps = [binomial_sign_test(int(a), int(b)) for a, b in zip(more, fewer, strict=True)]
+    smallest = [binomial_sign_test(int(a + b), 0) for a, b in zip(more, fewer, strict=True)]
+    return screened_benjamini_hochberg(ps, smallest, 0.05)
+
+
 def critical(args: argparse.Namespace, rng: np.random.Generator) -> None:
     print(
         "4. CRITICAL: McNemar's exact test on trial pairs, 24 tasks x k = 3 (both arms the same "
@@ -303,8 +310,7 @@ def critical(args: argparse.Namespace, rng: np.random.Generator) -> None:
         flagged, any_flag = [], []
         for _ in range(matrices):
             m_more, m_fewer = _critical_pairs(rng, 90, 24, 3, rate, 0.0, agreement)
-            ps = [binomial_sign_test(int(a), int(b)) for a, b in zip(m_more, m_fewer, strict=True)]
-            decided = benjamini_hochberg(ps, 0.05)
+            decided = _decide(m_more, m_fewer)
             flagged.append(np.mean(decided))
             any_flag.append(any(decided))
         print(
@@ -319,15 +325,9 @@ def critical(args: argparse.Namespace, rng: np.random.Generator) -> None:
         for _ in range(matrices):
             a_more, a_fewer = _critical_pairs(rng, 10, 24, 3, rate, 0.10)
             n_more, n_fewer = _critical_pairs(rng, 80, 24, 3, rate, 0.0)
-            ps = [
-                binomial_sign_test(int(a), int(b))
-                for a, b in zip(
-                    np.concatenate([a_more, n_more]),
-                    np.concatenate([a_fewer, n_fewer]),
-                    strict=True,
-                )
-            ]
-            decided = np.array(benjamini_hochberg(ps, 0.05))
+            decided = np.array(
+                _decide(np.concatenate([a_more, n_more]), np.concatenate([a_fewer, n_fewer]))
+            )
             true, false = decided[:10].sum(), decided[10:].sum()
             power.append(true / 10)
             fdp.append(false / max(1, true + false))

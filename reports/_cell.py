@@ -31,7 +31,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from reports._interval import TOLERANCE, Interval
 from reports._power import minimum_detectable_gain
 from reports._retention import Retention, RetentionStatus, retention
-from reports._stats import benjamini_hochberg, binomial_sign_test
+from reports._stats import (
+    benjamini_hochberg,
+    binomial_sign_test,
+    screened_benjamini_hochberg,
+)
 from reports._stats_arms import ArmOutcomes, ArmSummary, summarise_arm, task_families
 from reports._stats_strata import Estimate, Stratum, stratified, stratified_covariance
 from reports.errors import ReportError
@@ -175,8 +179,9 @@ class CellMetrics(_Frozen):
     )
     critical_excess: bool | None = Field(
         default=None,
-        description="BH decision on critical.p across the artifact cells: the artifacts caused "
-        "significantly more critical failures. None for a noise check, or until decided.",
+        description="BH decision on critical.p across the artifact cells whose discordant "
+        "pairs could reach q at all (2^-pairs <= q): the artifacts caused significantly more "
+        "critical failures. None for a noise check, or until decided.",
     )
     noise_differs: bool | None = Field(
         default=None,
@@ -461,6 +466,11 @@ def cell_metrics(
     return cells_metrics(cells, sources, confidence=confidence)[0]
 
 
+def _smallest_p(c: CriticalTest) -> float:
+    """The smallest p-value McNemar's test can give with this many discordant pairs."""
+    return binomial_sign_test(c.with_only + c.baseline_only, 0)
+
+
 def two_sided(p_below: float) -> float:
     """The two-sided p-value of a t-test from its lower-tail one."""
     return min(1.0, 2.0 * min(p_below, 1.0 - p_below))
@@ -476,7 +486,9 @@ def apply_fdr(
     """Decide negative transfer and critical excess by Benjamini-Hochberg, per test family.
 
     ``families`` gives each cell's family (default: every cell an artifact cell). Artifact
-    cells: one BH family of their p_negative values and another of their critical p-values.
+    cells: one BH family of their p_negative values and another of their critical p-values,
+    screened to the cells whose discordant pairs could reach q at all
+    (``screened_benjamini_hochberg``).
     Noise checks: one BH family of their two-sided gain and critical p-values together, each
     cell's ``noise_differs`` true when either is rejected. Duplicates take the decisions of the
     cell ``duplicate_of[i]`` (which must not be a duplicate) and are not counted.
@@ -488,9 +500,13 @@ def apply_fdr(
     art = [i for i, f in enumerate(fams) if f == "artifacts"]
     noise = [i for i, f in enumerate(fams) if f == "noise_check"]
     negative = benjamini_hochberg([cells[i].p_negative for i in art], q)
-    critical = benjamini_hochberg([cells[i].critical.p for i in art], q)
-    noisy = benjamini_hochberg(
-        [two_sided(cells[i].p_negative) for i in noise] + [cells[i].critical.p for i in noise], q
+    critical = screened_benjamini_hochberg(
+        [cells[i].critical.p for i in art], [_smallest_p(cells[i].critical) for i in art], q
+    )
+    noisy = screened_benjamini_hochberg(
+        [two_sided(cells[i].p_negative) for i in noise] + [cells[i].critical.p for i in noise],
+        [0.0] * len(noise) + [_smallest_p(cells[i].critical) for i in noise],
+        q,
     )
     update: dict[int, dict[str, object]] = {}
     for j, i in enumerate(art):

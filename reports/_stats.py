@@ -45,6 +45,28 @@ def benjamini_hochberg(pvalues: Sequence[float], q: float = 0.05) -> list[bool]:
     return [bool(r) for r in reject]
 
 
+def screened_benjamini_hochberg(
+    pvalues: Sequence[float], smallest: Sequence[float], q: float = 0.05
+) -> list[bool]:
+    """Benjamini-Hochberg over the tests that could be rejected at all: those whose smallest
+    attainable p-value (``smallest``) is at most ``q``; the others are not rejected and not
+    counted.
+
+    For discrete tests such as McNemar's, a cell with D discordant pairs cannot reach a p-value
+    below 2^-D whatever it observed, and D says nothing about the direction under the null
+    (Tarone 1990; Gilbert 2005, who shows this screen keeps the false discovery rate): counting
+    the many cells with one or two discordant pairs would only raise the bar for the others.
+    """
+    if len(pvalues) != len(smallest):
+        raise ReportError("screened BH needs one smallest attainable p-value per test")
+    kept = [i for i, s in enumerate(smallest) if s <= q]
+    decided = benjamini_hochberg([pvalues[i] for i in kept], q) if kept else []
+    out = [False] * len(pvalues)
+    for i, d in zip(kept, decided, strict=True):
+        out[i] = d
+    return out
+
+
 def pass_hat_k(successes: Sequence[int], trials: Sequence[int]) -> list[float]:
     """pass^k for k = 1..min(trials): per task C(c,k)/C(n,k), averaged over tasks.
 

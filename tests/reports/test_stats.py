@@ -10,7 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reports._stats import benjamini_hochberg, binomial_sign_test, pass_hat_k
+from reports._stats import (
+    benjamini_hochberg,
+    binomial_sign_test,
+    pass_hat_k,
+    screened_benjamini_hochberg,
+)
 from reports.errors import ReportError
 
 
@@ -106,3 +111,21 @@ def test_pass_hat_k_rejects_impossible_counts() -> None:
         pass_hat_k([0], [0])
     with pytest.raises(ReportError):
         pass_hat_k([], [])
+
+
+def test_screened_bh_counts_only_the_tests_that_could_be_rejected() -> None:
+    # Ten cells with 7 discordant pairs all one way (p = 2^-7), and 90 with one or two pairs:
+    # those cannot reach q = 0.05 whatever they showed, and counting them would sink the ten.
+    ps = [2.0**-7] * 10 + [0.5] * 45 + [0.25] * 45
+    smallest = [2.0**-7] * 10 + [0.5] * 45 + [0.25] * 45
+    assert not any(benjamini_hochberg(ps, 0.05)[:10])
+    assert screened_benjamini_hochberg(ps, smallest, 0.05) == [True] * 10 + [False] * 90
+    # Screened BH over what is kept equals plain BH over those tests alone.
+    kept = [0.001, 0.04, 0.2]
+    assert screened_benjamini_hochberg(kept + [0.9], [0.0, 0.0, 0.0, 0.5]) == [
+        *benjamini_hochberg(kept),
+        False,
+    ]
+    assert screened_benjamini_hochberg([], []) == []
+    with pytest.raises(ReportError, match="one smallest"):
+        screened_benjamini_hochberg([0.1], [])
