@@ -21,7 +21,7 @@ from drift._match import (
 )
 from drift._names import tokens
 from drift._prose import content, duration, spans
-from drift._report import Change, DiffReport, Label
+from drift._report import Change, DiffReport, Label, quote
 from drift._semantics import is_neutral, stated_default, text_similarity
 from drift._tools import JSON, Tool, ToolSet
 
@@ -211,6 +211,15 @@ class SchemaDiff:
                 f"new optional field whose default ({default}) leaves the new option off",
                 evidence,
             )
+        elif "default" not in leaf.prop and restates(default, self.context):
+            self.add(
+                "field_added",
+                "preserving",
+                leaf.path,
+                "new optional field whose stated default repeats what the old description said "
+                "the tool did",
+                [*evidence, quote("old tool description", self.context)],
+            )
         else:
             self.add(
                 "field_added",
@@ -263,6 +272,16 @@ class SchemaDiff:
             )
 
 
+RESTATES = 0.75
+"""Least share of a stated default's words the old description must hold to have said it."""
+
+
+def restates(default: str, context: str) -> bool:
+    """Whether the old tool description already said what a new field's default does."""
+    said = content(default)
+    return len(said) >= 2 and len(said & content(context)) / len(said) >= RESTATES
+
+
 def _order(tool: str, old: list[str], new: list[str], path: str) -> list[Change]:
     common_old = [n for n in old if n in new]
     common_new = [n for n in new if n in old]
@@ -281,11 +300,6 @@ def _order(tool: str, old: list[str], new: list[str], path: str) -> list[Change]
     ]
 
 
-def _has_cut(tool: Tool) -> bool:
-    """Whether a call returns a limited number of results (a page-size or limit field)."""
-    return any(page_role(leaf) == "page_size" for leaf in leaves(tool.input_schema).values())
-
-
 def compare_tool(old: Tool, new: Tool) -> list[Change]:
     """Every change between two versions of one tool."""
     out = []
@@ -301,7 +315,7 @@ def compare_tool(old: Tool, new: Tool) -> list[Change]:
                 was=old.name,
             )
         )
-    out += description_changes(new.name, old, new, _has_cut(old) or _has_cut(new))
+    out += description_changes(new.name, old, new)
     context = old.description or ""
     out += SchemaDiff(new.name, old.input_schema, new.input_schema, context=context).run().changes
     if old.output_schema or new.output_schema:

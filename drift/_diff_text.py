@@ -10,9 +10,20 @@ from __future__ import annotations
 
 import re
 
-from drift._prose import Stated, caps, orders, returned, same_order, same_result, spans
+from drift._diff_field import page_role
+from drift._match import leaves
+from drift._prose import (
+    Stated,
+    caps,
+    new_case,
+    orders,
+    returned,
+    same_order,
+    same_result,
+    spans,
+)
 from drift._report import Change, Label, quote
-from drift._semantics import NOTICE, mode_phrases, mode_switch, new_sentences
+from drift._semantics import NOTICE, mode_phrases, mode_switch, new_sentences, stated_default
 from drift._tools import Tool
 
 _DEPRECATED = re.compile(r"\bdeprecated\b", re.IGNORECASE)
@@ -22,10 +33,11 @@ PATH = "(description)"
 class DescriptionDiff:
     """The changes one tool's description makes between two versions."""
 
-    def __init__(self, name: str, old: Tool, new: Tool, cut: bool) -> None:
+    def __init__(self, name: str, old: Tool, new: Tool) -> None:
         self.name = name
         self.old, self.new = old.description or "", new.description or ""
-        self.cut = cut
+        self.sizes = (page_sizes(old), page_sizes(new))
+        self.cut = bool(self.sizes[0][1] or self.sizes[1][1])
         self.changes: list[Change] = []
 
     def add(self, kind: str, label: Label, reason: str, evidence: list[str]) -> None:
@@ -60,7 +72,10 @@ class DescriptionDiff:
             return self.changes
         self._modes()
         self._facts("span_changed", "time span", spans(self.old), spans(self.new), "changing")
-        self._facts("cap_changed", "cap on results", caps(self.old), caps(self.new), "changing")
+        # a cap that is the default of a page-size field states the page size, not a cut
+        old_caps = [c for c in caps(self.old) if c.value not in self.sizes[0][0]]
+        new_caps = [c for c in caps(self.new) if c.value not in self.sizes[1][0]]
+        self._facts("cap_changed", "cap on results", old_caps, new_caps, "changing")
         self._order()
         self._result()
         if not self.changes:
@@ -131,6 +146,15 @@ class DescriptionDiff:
 
     def _result(self) -> None:
         old, new = returned(self.old), returned(self.new)
+        case = new_case(old, new)
+        if case is not None:
+            self.add(
+                "result_changed",
+                "unknown",
+                f"what it returns gained a case the old description did not state: '{case.words}'",
+                self.both(old[0].words, case.words),
+            )
+            return
         if same_result(old, new):
             return
         self.add(
@@ -151,7 +175,14 @@ class DescriptionDiff:
             )
 
 
-def description_changes(name: str, old: Tool, new: Tool, cut: bool) -> list[Change]:
-    """The changes between two versions of a tool's description (``cut``: whether a call
-    returns a limited number of results, so an order decides which)."""
-    return DescriptionDiff(name, old, new, cut).run()
+def page_sizes(tool: Tool) -> tuple[set[str], bool]:
+    """The stated default page sizes of ``tool``, and whether it has a page-size field at all
+    (then a call returns a limited number of results, and an order decides which)."""
+    fields = [leaf for leaf in leaves(tool.input_schema).values() if page_role(leaf) == "page_size"]
+    stated = {stated_default(leaf.prop) for leaf in fields}
+    return {s for s in stated if s is not None}, bool(fields)
+
+
+def description_changes(name: str, old: Tool, new: Tool) -> list[Change]:
+    """The changes between two versions of a tool's description."""
+    return DescriptionDiff(name, old, new).run()

@@ -94,13 +94,17 @@ ORDER_DIRECTION = re.compile(
 
 RETURNS = re.compile(
     r"\b(?:returns?|returning|responds?\s+(?:\w+\s+)?with|replies\s+(?:\w+\s+)?with|"
-    r"gives back|hands back|outputs)\s+(?P<obj>[^.;]+)"
+    r"gives back|hands back|outputs):?\s+(?P<obj>[^.;]+)"
     r"|(?P<subj>[^.;,]+?)\s+(?:is|are)\s+(?:then\s+)?returned\b",
     re.IGNORECASE,
 )
 """What a description says comes back from a call."""
 
 _GENERIC = frozenset({"it", "them", "all", "each", "any", "one", "list", "also", "then"})
+
+
+def _said(m: re.Match[str]) -> str:
+    return " ".join(m.group(0).split())
 
 
 @dataclass(frozen=True)
@@ -135,9 +139,9 @@ def spans(text: str) -> list[Stated]:
     out = []
     for m in SPAN.finditer(text):
         if m.group("unit"):
-            out.append(Stated(_seconds(m.group("num"), m.group("unit")), m.group(0)))
+            out.append(Stated(_seconds(m.group("num"), m.group("unit")), _said(m)))
         else:
-            out.append(Stated(_seconds(m.group("num2"), m.group("short")), m.group(0)))
+            out.append(Stated(_seconds(m.group("num2"), m.group("short")), _said(m)))
     return out
 
 
@@ -149,17 +153,23 @@ def duration(value: str) -> str | None:
 
 def caps(text: str) -> list[Stated]:
     """Caps on the number of results ``text`` states."""
-    return [Stated(m.group("num") or m.group("num2"), m.group(0)) for m in CAP.finditer(text)]
+    return [Stated(m.group("num") or m.group("num2"), _said(m)) for m in CAP.finditer(text)]
+
+
+STEM = 6
+"""Words compare on their first six letters once a plural 's' is dropped ('created' ≡ 'create')."""
 
 
 def _stem(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return word[:STEM]
 
 
 def content(text: str) -> set[str]:
     """Stemmed content words of ``text`` (stop words and filler dropped)."""
     found = re.findall(r"[a-z0-9]+", text.lower())
-    return {_stem(w) for w in found if w not in STOP and w not in _GENERIC}
+    return {_stem(w) for w in found if len(w) > 1 and w not in STOP and w not in _GENERIC}
 
 
 def _direction(m: re.Match[str]) -> str:
@@ -174,10 +184,10 @@ def _direction(m: re.Match[str]) -> str:
 def orders(text: str) -> list[Stated]:
     """Orders ``text`` states: sort keys ('key:size') and directions ('descending')."""
     out = [
-        Stated("key:" + " ".join(sorted(content(m.group("key")))), m.group(0))
+        Stated("key:" + " ".join(sorted(content(m.group("key")))), _said(m))
         for m in ORDER_KEY.finditer(text)
     ]
-    out += [Stated(_direction(m), m.group(0)) for m in ORDER_DIRECTION.finditer(text)]
+    out += [Stated(_direction(m), _said(m)) for m in ORDER_DIRECTION.finditer(text)]
     return out
 
 
@@ -187,7 +197,7 @@ def returned(text: str) -> list[Stated]:
     for m in RETURNS.finditer(text):
         said = content(m.group("obj") or m.group("subj") or "")
         if said:
-            out.append(Stated(" ".join(sorted(said)), m.group(0).strip()))
+            out.append(Stated(" ".join(sorted(said)), _said(m)))
     return out
 
 
@@ -205,6 +215,18 @@ def same_order(old: list[Stated], new: list[Stated]) -> bool:
         return False
     ko, kn = _keys(old), _keys(new)
     return not ko or not kn or bool(ko & kn)
+
+
+CASE = re.compile(r"\b(?:if|when|unless|otherwise|in case)\b", re.IGNORECASE)
+"""A condition inside a statement of what is returned: a case with another result."""
+
+
+def new_case(old: list[Stated], new: list[Stated]) -> Stated | None:
+    """A statement of what is returned that gained a condition ('… or X if the database is
+    empty') where the old statements had none."""
+    if not old or any(CASE.search(f.words) for f in old):
+        return None
+    return next((f for f in new if CASE.search(f.words)), None)
 
 
 def same_result(old: list[Stated], new: list[Stated]) -> bool:
