@@ -89,7 +89,7 @@ def _swapped(a: Pair, b: Pair) -> bool:
     moved = ao.required != bo.required and (an.required, bn.required) == (bo.required, ao.required)
     if moved:
         return True
-    if not all(x.desc for x in (ao, an, bo, bn)):
+    if not all(x.desc for x in (ao, an, bo, bn)) or (ao.desc, bo.desc) == (an.desc, bn.desc):
         return False
     cross = (text_similarity(ao.desc, bn.desc), text_similarity(bo.desc, an.desc))
     straight = text_similarity(ao.desc, an.desc) + text_similarity(bo.desc, bn.desc)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from drift._match import NUMERIC, Leaf, both_identifiers
@@ -29,14 +30,19 @@ from drift._semantics import (
 
 def page_role(leaf: Leaf) -> str | None:
     """'page_size', 'page' (number or offset) or 'cursor' when the field paginates."""
-    words = set(tokens(leaf.name))
-    desc = leaf.desc.lower()
-    numeric = not leaf.types or bool(leaf.types & NUMERIC)
+    return _page_role(leaf.name, leaf.desc, leaf.types)
+
+
+@functools.lru_cache(maxsize=4096)
+def _page_role(name: str, desc: str, types: frozenset[str]) -> str | None:
+    words = set(tokens(name))
+    desc = desc.lower()
+    numeric = not types or bool(types & NUMERIC)
     if "limit" in words or {"per", "page"} <= words or {"page", "size"} <= words:
         return "page_size" if numeric else None
     if numeric and (words == {"page"} or {"page", "number"} <= words or words & {"offset", "skip"}):
         return "page"
-    if (not leaf.types or "string" in leaf.types) and (
+    if (not types or "string" in types) and (
         words & {"cursor", "continuation"}
         or {"page", "token"} <= words
         or {"next", "token"} <= words
@@ -158,6 +164,10 @@ class FieldDiff:
             self._stated(
                 "scale_changed", "scale", scales(old.name, old.desc), scales(new.name, new.desc)
             ),
+        ]
+        if old.desc == new.desc:
+            return any(found)
+        found += [
             self._stated("timezone_changed", "time zone", zones(old.desc), zones(new.desc)),
             self._mode(),
             self._sign(),

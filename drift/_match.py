@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
@@ -44,7 +45,7 @@ class Leaf:
         """Its JSON type (``None`` when unstated; a list for a union)."""
         return self.prop.get("type")
 
-    @property
+    @functools.cached_property
     def types(self) -> frozenset[str]:
         """Every JSON type it accepts (from ``type`` or ``anyOf``/``oneOf``; empty = unstated)."""
         return type_set(self.prop)

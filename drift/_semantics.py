@@ -6,6 +6,7 @@ lists are general vocabulary of API documentation, not names from any particular
 
 from __future__ import annotations
 
+import functools
 import re
 from difflib import SequenceMatcher
 from typing import Any
@@ -139,11 +140,18 @@ def words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP}
 
 
+@functools.lru_cache(maxsize=4096)
 def text_similarity(a: str, b: str) -> float:
     """Similarity of two texts in [0, 1]: the larger of word overlap and character ratio."""
+    if a == b:
+        return 1.0
     wa, wb = words(a), words(b)
     overlap = len(wa & wb) / len(wa | wb) if wa | wb else 1.0
-    return max(overlap, SequenceMatcher(None, a.lower(), b.lower()).ratio())
+    matcher = SequenceMatcher(None, a.lower(), b.lower())
+    # the cheap upper bound first: the full ratio is slow and often cannot win
+    if matcher.real_quick_ratio() <= overlap:
+        return overlap
+    return max(overlap, matcher.ratio())
 
 
 def units(name: str, desc: str) -> set[str]:
@@ -170,6 +178,7 @@ def modes(desc: str) -> set[str]:
     return set(mode_phrases(desc))
 
 
+@functools.lru_cache(maxsize=1024)
 def mode_phrases(desc: str) -> dict[str, str]:
     """Each matching mode a description states, with the phrase that states it."""
     found = {}
@@ -249,6 +258,8 @@ def sign_swapped(old: str, new: str) -> bool:
 
 def new_sentences(old: str, new: str) -> list[str]:
     """Sentences of ``new`` with no close counterpart in ``old``."""
+    if old == new:
+        return []
     before = sentences(old)
     return [s for s in sentences(new) if all(text_similarity(s, b) < 0.8 for b in before)]
 
