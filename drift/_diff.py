@@ -22,7 +22,7 @@ from drift._match import (
 from drift._names import tokens
 from drift._prose import content, duration, spans
 from drift._report import Change, DiffReport, Label, quote
-from drift._semantics import is_neutral, stated_default, text_similarity
+from drift._semantics import is_neutral, stated_default, word_overlap
 from drift._tools import JSON, Tool, ToolSet
 
 
@@ -91,8 +91,9 @@ def _swapped(a: Pair, b: Pair) -> bool:
         return True
     if not all(x.desc for x in (ao, an, bo, bn)) or (ao.desc, bo.desc) == (an.desc, bn.desc):
         return False
-    cross = (text_similarity(ao.desc, bn.desc), text_similarity(bo.desc, an.desc))
-    straight = text_similarity(ao.desc, an.desc) + text_similarity(bo.desc, bn.desc)
+    # content words, not characters: swapped roles often differ by one or two words
+    cross = (word_overlap(ao.desc, bn.desc), word_overlap(bo.desc, an.desc))
+    straight = word_overlap(ao.desc, an.desc) + word_overlap(bo.desc, bn.desc)
     return min(cross) >= 0.6 and sum(cross) > straight + 0.3
 
 

@@ -14,6 +14,7 @@ from drift._semantics import (
     MEANING,
     NOTICE,
     SIGN,
+    SIGN_RULE,
     containment,
     is_identifier,
     is_neutral,
@@ -226,8 +227,8 @@ class FieldDiff:
                 self.both("positive", "positive"),
             )
             return True
-        if SIGN.search(new) and not SIGN.search(old) and self.new.types & NUMERIC:
-            found = SIGN.search(new)
+        if SIGN_RULE.search(new) and not SIGN.search(old) and self.new.types & NUMERIC:
+            found = SIGN_RULE.search(new)
             self.add(
                 "sign_changed",
                 "changing",

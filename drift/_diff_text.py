@@ -37,7 +37,8 @@ class DescriptionDiff:
         self.name = name
         self.old, self.new = old.description or "", new.description or ""
         self.sizes = (page_sizes(old), page_sizes(new))
-        self.cut = bool(self.sizes[0][1] or self.sizes[1][1])
+        # a cut: a page-size field, or a stated cap ("the first 10"), so an order picks a set
+        self.cut = bool(self.sizes[0][1] or self.sizes[1][1] or caps(self.old) or caps(self.new))
         self.changes: list[Change] = []
 
     def add(self, kind: str, label: Label, reason: str, evidence: list[str]) -> None:

@@ -80,8 +80,25 @@ ORDER_KEY = re.compile(
     r"(?:by|on|according to)\s+(?P<key>[^.;:,()]+)",
     re.IGNORECASE,
 )
-_DESC_WORDS = r"newest|latest|most recent|highest|largest|biggest|best|most"
-_ASC_WORDS = r"oldest|earliest|lowest|smallest|least"
+_DESC_WORDS = r"newest|latest|most recent|highest|largest|biggest|longest|best|most"
+_ASC_WORDS = r"oldest|earliest|lowest|smallest|shortest|least"
+SUPERLATIVE_KEY = {
+    "newest": "time",
+    "latest": "time",
+    "most recent": "time",
+    "oldest": "time",
+    "earliest": "time",
+    "largest": "size",
+    "biggest": "size",
+    "smallest": "size",
+    "longest": "length",
+    "shortest": "length",
+    "highest": "value",
+    "lowest": "value",
+}
+"""The dimension a superlative orders by ('the 10 newest' orders by time)."""
+RANKED = re.compile(rf"\b\d+\s+(?P<word>{'|'.join(SUPERLATIVE_KEY)})\b", re.IGNORECASE)
+"""A cut with an order: 'the 10 newest', '5 largest'."""
 ORDER_DIRECTION = re.compile(
     rf"\b(?P<first>{_DESC_WORDS}|{_ASC_WORDS}|worst)[\s-]+first\b"
     r"|\bin (?P<order>ascending|descending|reverse chronological|chronological|alphabetical|"
@@ -188,6 +205,9 @@ def orders(text: str) -> list[Stated]:
         for m in ORDER_KEY.finditer(text)
     ]
     out += [Stated(_direction(m), _said(m)) for m in ORDER_DIRECTION.finditer(text)]
+    for m in RANKED.finditer(text):
+        word = m.group("word").lower()
+        out += [Stated(f"key:{SUPERLATIVE_KEY[word]}", _said(m)), Stated(_direction(m), _said(m))]
     return out
 
 
@@ -210,8 +230,9 @@ def _keys(facts: list[Stated]) -> set[str]:
 
 
 def same_order(old: list[Stated], new: list[Stated]) -> bool:
-    """Whether two stated orders agree: same directions, and sort keys that share a word."""
-    if _directions(old) != _directions(new):
+    """Whether two stated orders agree: both unstated, or the same directions and sort keys
+    that share a word."""
+    if bool(old) != bool(new) or _directions(old) != _directions(new):
         return False
     ko, kn = _keys(old), _keys(new)
     return not ko or not kn or bool(ko & kn)

@@ -88,6 +88,13 @@ not "now" alone ("relative to now" announces nothing)."""
 CONTRAST = re.compile(r"\b(?:not the|rather than|instead of|no longer)\b", re.IGNORECASE)
 MEANING = re.compile(r"\b(?:means?|meant|meaning|stands? for|refers? to|selects?)\b", re.I)
 SIGN = re.compile(r"\b(positive|negative)\b", re.IGNORECASE)
+SIGN_RULE = re.compile(
+    r"\b(?:positive|negative)(?: values?| amounts?| numbers?| quantities)?\s+"
+    r"(?:means?|are|is|indicates?|denotes?|stands? for|adds?|removes?|increases?|decreases?)\b",
+    re.IGNORECASE,
+)
+"""A sign convention stated as a rule ('negative values mean a refund'), not the word alone
+('a positive integer' states none)."""
 DEFAULT = re.compile(
     r"\(default:?\s*([^,)]+)"
     r"|\bdefaults?(?:\s+is|\s+to|\s+value\s+is|:)?\s+[\"'`]?([\w.+-]+)"
@@ -140,13 +147,18 @@ def words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP}
 
 
+def word_overlap(a: str, b: str) -> float:
+    """Jaccard overlap of the content words of two texts (1.0 when both have none)."""
+    wa, wb = words(a), words(b)
+    return len(wa & wb) / len(wa | wb) if wa | wb else 1.0
+
+
 @functools.lru_cache(maxsize=4096)
 def text_similarity(a: str, b: str) -> float:
     """Similarity of two texts in [0, 1]: the larger of word overlap and character ratio."""
     if a == b:
         return 1.0
-    wa, wb = words(a), words(b)
-    overlap = len(wa & wb) / len(wa | wb) if wa | wb else 1.0
+    overlap = word_overlap(a, b)
     matcher = SequenceMatcher(None, a.lower(), b.lower())
     # the cheap upper bound first: the full ratio is slow and often cannot win
     if matcher.real_quick_ratio() <= overlap:
