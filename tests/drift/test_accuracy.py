@@ -82,6 +82,12 @@ def test_realdrift_tune_half(capsys: pytest.CaptureFixture[str]) -> None:
     assert got.recall >= 0.75 and got.false_flag_rate <= 0.25
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 23's target is not met on the report half: scored once after tuning on the "
+    "tune half, 4/7 changing pairs flagged and 2/5 preserving pairs falsely flagged "
+    "(docs/drift.md); strict, so meeting it fails here until this mark is removed",
+)
 def test_realdrift_report_half(capsys: pytest.CaptureFixture[str]) -> None:
     got = score(load_pairs(_yardstick(), "report"))
     with capsys.disabled():
