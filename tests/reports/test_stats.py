@@ -122,7 +122,7 @@ def test_screened_bh_counts_only_the_tests_that_could_be_rejected() -> None:
     assert screened_benjamini_hochberg(ps, smallest, 0.05) == [True] * 10 + [False] * 90
     # Screened BH over what is kept equals plain BH over those tests alone.
     kept = [0.001, 0.04, 0.2]
-    assert screened_benjamini_hochberg(kept + [0.9], [0.0, 0.0, 0.0, 0.5]) == [
+    assert screened_benjamini_hochberg([*kept, 0.9], [0.0, 0.0, 0.0, 0.5]) == [
         *benjamini_hochberg(kept),
         False,
     ]
