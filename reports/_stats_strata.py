@@ -9,9 +9,10 @@ Values are passed as integers (task scores or differences scaled by a common den
 every sum is exact and a cell's numbers do not depend on the order they are added in.
 
 Chosen by simulation (``bench/stats_calibration.py``, table in docs/statistics.md): over 6-100
-tasks, k = 1 and 3, baselines 0.5-0.95 and correlated or independent arms, the percentile
-bootstrap covered as little as 0.40 and the plain t-interval 0.31 (both collapse to a point
-when every task has the same difference); with the floor the t-interval covers at least 0.93.
+tasks, k = 1 and 3, baselines 0.5-0.95 and correlated or independent arms, the percentile, BCa
+and studentized bootstraps covered as little as 0.24-0.32 and the plain t-interval 0.32 (all
+collapse to a point when every task has the same difference); the floored t covered at least
+0.936 in every row.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ FLOOR_WEIGHT = 3
 Without a floor a family whose tasks all show the same value (every trial identical, or every
 task at the same rate) has a standard error of 0 and a point interval. sqrt(3) / (N + 2) is the
 standard error of a difference of means over N + 2 trial pairs of which 3 are discordant:
-about as little spread as N trials can hide. Picked by simulation: a weight of 2 under-covered
-(0.91) with 12 tasks and skewed gains, 4 made the negative-transfer test conservative (size
-0.03 at 24 tasks x k = 3); 3 kept coverage at 0.93 or more and the size at 0.05."""
+about as little spread as N trials can hide. Picked by simulation (``bench/stats_calibration.py
+--floor-weight W``): a lower weight lets skewed gains over 12 tasks under-cover, a higher one
+makes the negative-transfer test conservative with correlated arms."""
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 Skips (saying how to install) without Playwright or a chromium binary; no browser is ever
 downloaded. ``VWT_CHROMIUM`` names another chromium binary. ``VWT_UPDATE_SCREENSHOT=1``
-rewrites docs/report.png from the release at ``VWT_SCREENSHOT_RELEASE`` (a release directory;
-default the test's own small release).
+rewrites docs/report.png and docs/report-matrix.png from the release at
+``VWT_SCREENSHOT_RELEASE`` (a release directory; default the test's own small release).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ if not Path(CHROMIUM).is_file():
     )
 
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "report.png"
+MATRIX_SCREENSHOT = SCREENSHOT.with_name("report-matrix.png")
 
 Page = Any
 
@@ -331,7 +332,8 @@ def png_size_and_colours(png: bytes) -> tuple[int, int, int]:
 
 def test_screenshot_of_the_matrix(browser: Any, public: Path, tmp_path: Path) -> None:
     """The matrix renders at a real size and is not blank; with VWT_UPDATE_SCREENSHOT=1 the
-    README's screenshot is rewritten (from VWT_SCREENSHOT_RELEASE if set)."""
+    README's screenshot and docs/report-matrix.png are rewritten (from VWT_SCREENSHOT_RELEASE if
+    set)."""
     update = os.environ.get("VWT_UPDATE_SCREENSHOT") == "1"
     source = Path(os.environ.get("VWT_SCREENSHOT_RELEASE") or public) if update else public
     report = public / REPORT_FILE
@@ -346,5 +348,9 @@ def test_screenshot_of_the_matrix(browser: Any, public: Path, tmp_path: Path) ->
         page.set_viewport_size({"width": 1500, "height": 1400})
         page.evaluate("window.scrollTo(0, 0)")
         SCREENSHOT.write_bytes(page.screenshot())
+        # the matrix alone, scrolled sideways: colours, legend and the condition column in view
+        page.set_viewport_size({"width": 1100, "height": 1400})
+        page.evaluate("document.getElementById('matrix-wrap').scrollLeft = 600")
+        MATRIX_SCREENSHOT.write_bytes(page.locator("#matrix-section").screenshot())
     page.close()
     assert errors == []
