@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from conditions import AXES
 from reports._flags import cell_flags
@@ -96,7 +96,7 @@ def _columns(records: list[TrialRecord]) -> dict[str, list[Any]]:
     return {name: [row[i] for row in rows] for i, name in enumerate(_TRIAL_COLUMNS)}
 
 
-CellKind = str
+CellKind = Literal["critical", "wrong", "stops", "noise", "gain", "loss", "neutral"]
 """What happened in a cell, for its colour: ``critical`` (significantly more critical failures,
 or a leak), ``wrong`` (negative transfer through wrong actions), ``stops`` (negative transfer
 through safe stops), ``noise`` (a failed noise check), ``gain`` (interval above 0), ``loss`` (gain
