@@ -92,11 +92,9 @@ SYMBOLS: dict[str, str] = {
     "identical": "=",
     "obsolete": "o",
     "safe-stops": "s",
-    "retention-identical": "1",
-    "unstable": "u",
-    "no-retention": "-",
 }
-"""The one-character symbol of each flag in the compact matrix (legend under it)."""
+"""The one-character symbol of each flag in the compact matrix (legend under it). Retention's
+flags have none: the ret column says it (a value, ``u`` unstable, ``=1`` identical, blank)."""
 
 
 def _num(x: float, signed: bool = False) -> str:
@@ -131,8 +129,16 @@ def _retention_text(m: CellMetrics) -> Text:
 def _symbols(cell: Cell) -> Text:
     text = Text()
     for f in cell_flags(cell):
-        text.append(SYMBOLS[f.code], style=SEVERITY_STYLES[f.severity])
+        if f.code in SYMBOLS:
+            text.append(SYMBOLS[f.code], style=SEVERITY_STYLES[f.severity])
     return text
+
+
+def _compact_label(cond: ReleasedCondition, source: Condition) -> str:
+    """A condition's label for the compact view: a family set may wrap after each '+', and the
+    sealed split every target runs goes unsaid (the legend says it)."""
+    label = re.sub(r"/sealed\b", "", condition_label(cond, source))
+    return re.sub(r"\+(?=\S)", "+ ", label)
 
 
 def _delta_text(cell: Cell) -> Text:
@@ -166,7 +172,7 @@ def compact_table(release: ReleaseStatement, phase: str, submission: ReleasedSub
         box=box.SIMPLE_HEAD,
         show_edge=False,
         pad_edge=False,
-        padding=(0, 1),
+        padding=(0, 1, 0, 0),
     )
     table.add_column("condition", overflow="fold", ratio=1, min_width=12)
     table.add_column("base", justify="right", no_wrap=True)
@@ -183,8 +189,7 @@ def compact_table(release: ReleaseStatement, phase: str, submission: ReleasedSub
         m = cell.metrics
         style = _gain_style(m)
         table.add_row(
-            # a family set joins its families with '+': let the label wrap after each
-            re.sub(r"\+(?=\S)", "+ ", condition_label(cond, source)),
+            _compact_label(cond, source),
             f"{m.score_without:.2f}",
             Text(f"{m.gain:+.2f}", style=style),
             Text(interval_text(m.gain_ci.lo, m.gain_ci.hi), style=style or "dim"),
@@ -424,8 +429,9 @@ def legend(release: ReleaseStatement) -> Text:
         + " (family means weighted by tasks where a cell spans several families; standard "
         "error floored); crit = critical trials with/without, ! where significantly more "
         "(exact paired test, BH); ret = retention, target gain / source gain (Fieller; u = "
-        "unstable, =1 = identical trials); Δ = adapted − frozen gain; red gain = negative "
-        "transfer (BH), green = interval above 0"
+        "the source gain is not precise, =1 = the target's trials equal the source's, blank = "
+        "the source gain's interval does not lie above 0); Δ = adapted − frozen gain; red gain "
+        "= negative transfer (BH), green = interval above 0; families run their sealed split"
         + (f"; flags: {symbols}" if symbols else "")
         + "; `vwt report show --detail` explains every cell"
         + f". {SIM_NOTE}.",
