@@ -45,8 +45,8 @@
   const retentionText = (cell) => {
     const r = cell.retention;
     if (r) return "ret " + r.value.toFixed(2) + " [" + r.ci.lo.toFixed(2) + ", " + r.ci.hi.toFixed(2) + "]";
-    return { identical_trials: "ret = 1 (identical trials)", unstable: "ret unstable",
-      no_source_gain: "ret n/a" }[cell.retention_status] || "";
+    // not reported because the source gain may be 0: said once, in the cell's detail
+    return { identical_trials: "ret = 1 (identical trials)", unstable: "ret unstable" }[cell.retention_status] || "";
   };
   const criticalText = (cell) => {
     const w = cell.outcomes[0] ? cell.outcomes[0].critical : 0, b = cell.outcomes[1] ? cell.outcomes[1].critical : 0;
@@ -67,8 +67,10 @@
     ? data.outcomes.filter((o) => counts[o]).map((o) => counts[o] + " " + OUTCOME_TEXT[o]).join(", ")
     : "no trials";
 
+  // Retention's own flags are the cell's "ret" line already.
+  const RETENTION_FLAGS = new Set(["retention-identical", "unstable", "no-retention"]);
   function flagBadges(cell) {
-    return el("span", { class: "flags" }, ...cell.flags.map((f) =>
+    return el("span", { class: "flags" }, ...cell.flags.filter((f) => !RETENTION_FLAGS.has(f.code)).map((f) =>
       el("span", { class: "flag sev-" + f.severity, title: f.explanation, "data-code": f.code, text: f.label })));
   }
 
