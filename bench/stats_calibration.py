@@ -47,6 +47,7 @@ from collections.abc import Callable
 from statistics import NormalDist
 
 import numpy as np
+from _common import bench_run
 
 from reports._cell import apply_fdr, cell_metrics, cells_metrics, pair_arms
 from reports._stats import binomial_sign_test, screened_benjamini_hochberg
@@ -464,13 +465,14 @@ def main() -> None:
     args = parser.parse_args()
     FLOOR[0] = args.floor_weight
     start = time.perf_counter()
-    print(
-        f"{args.reps} replicates per row, B = {args.bootstrap}, seed {args.seed}, floor weight "
-        f"{FLOOR[0]:g}"
-    )
-    for name in args.only.split(","):
-        TABLES[name](args, np.random.default_rng([args.seed, list(TABLES).index(name)]))
-    print(f"({time.perf_counter() - start:.0f} s)")
+    with bench_run("calibration of the matrix statistics"):
+        print(
+            f"{args.reps} replicates per row, B = {args.bootstrap}, seed {args.seed}, floor "
+            f"weight {FLOOR[0]:g}"
+        )
+        for name in args.only.split(","):
+            TABLES[name](args, np.random.default_rng([args.seed, list(TABLES).index(name)]))
+        print(f"({time.perf_counter() - start:.0f} s)")
 
 
 if __name__ == "__main__":

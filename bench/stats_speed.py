@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import time
 from collections.abc import Callable
 
 import numpy as np
+from _common import bench_run
 
 from benchmark import Usage, default_cycle_spec_path
 from conditions import Condition, CycleSpec
@@ -118,6 +118,11 @@ def main() -> None:
     parser.add_argument("--submissions", type=int, default=10, help="submissions per condition")
     parser.add_argument("--repeats", type=int, default=3, help="timed calls of each")
     args = parser.parse_args()
+    with bench_run("build_matrix speed"):
+        _run(args)
+
+
+def _run(args: argparse.Namespace) -> None:
     records, conditions = _release(args)
     source = next(iter(conditions))
 
@@ -130,11 +135,7 @@ def main() -> None:
         f"{len(cells)} cells x {args.tasks} tasks x k = {args.trials}; "
         f"{len(records)} trial records; {retained} cells report retention"
     )
-    print(
-        f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, "
-        f"{len(os.sched_getaffinity(0))} cores usable of {os.cpu_count()}, "
-        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
-    )
+    print(f"numpy {np.__version__}, {len(os.sched_getaffinity(0))} cores usable")
     wall, cpu = _timed(matrix, args.repeats)
     _print("build_matrix (everything per cell), wall", wall)
     _print("build_matrix (everything per cell), CPU", cpu)
