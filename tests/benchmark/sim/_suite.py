@@ -9,9 +9,12 @@ baseline run it once.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 from benchmark import TrialResult, family
 from benchmark.harness import AgentArtifacts
@@ -24,20 +27,39 @@ SMALL = 24
 """Paired trials per arm when the suite runs as a test."""
 
 
+OPT_DIR = Path(__file__).resolve().parents[3] / "scripts" / "sandbox-image"
+"""The sandbox image's library directory: code maintenance's backend runs the project's tests
+with the pinned library from it, as in a sandbox."""
+
+
+@contextmanager
+def _sandbox_opt() -> Iterator[None]:
+    before = os.environ.get("VWT_SANDBOX_OPT")
+    os.environ["VWT_SANDBOX_OPT"] = str(OPT_DIR)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("VWT_SANDBOX_OPT", None)
+        else:
+            os.environ["VWT_SANDBOX_OPT"] = before
+
+
 @cache
 def _arm(
     fam: str, kinds: tuple[str, ...], artifacts: str, arm: str, trials: int, model: str
 ) -> Arm:
     f = family(fam)
-    return run_arm(
-        model,
-        fam=f,
-        interface=version(env=f.env_id),
-        artifacts=AgentArtifacts.model_validate_json(artifacts),
-        tasks=trials,
-        kinds=kinds,
-        arm=arm,
-    )
+    with _sandbox_opt():
+        return run_arm(
+            model,
+            fam=f,
+            interface=version(env=f.env_id),
+            artifacts=AgentArtifacts.model_validate_json(artifacts),
+            tasks=trials,
+            kinds=kinds,
+            arm=arm,
+        )
 
 
 def arm(case: Case, which: str, trials: int, model: str) -> Arm:
@@ -114,6 +136,9 @@ def run_case(case: Case, trials: int, model: str = "acme-2") -> Outcome:
     base = arm(case, "baseline", trials, model)
     ref = arm(case, "reference", trials, model)
     cf = arm(case, "counterfactual", trials, model)
+    broken = [a.outcomes["invalid"] for a in (base, ref, cf) if a.outcomes["invalid"]]
+    if broken:
+        raise RuntimeError(f"{case.id}: invalid trials (infrastructure), {broken}")
     extra: dict[str, float] = {}
     if case.relation == "forbid" and case.target:
         tool = case.target
