@@ -115,8 +115,8 @@ SECOND_PHRASINGS: dict[str, tuple[str, ...]] = {
         "against their account balance to recover it, then close the ticket.",
     ),
     "loyalty_discount": (
-        "Ticket {ticket}: {name} has been with us for years, so please knock {percent}% off "
-        "their future orders as a loyalty thank-you, then close the ticket.",
+        "Ticket {ticket}: {name} ({email}) has been with us for years, so please knock "
+        "{percent}% off their future orders as a loyalty thank-you, then close the ticket.",
         "Set up a {percent} percent loyalty discount for {email} (ticket {ticket}) and close the "
         "ticket when that's done.",
     ),
