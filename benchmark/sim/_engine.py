@@ -21,9 +21,10 @@ from benchmark.sim._intent import Request, read_request
 from benchmark.sim._pack import FromResult, FromRow, LineTotal, Slot, Step
 from benchmark.sim._profile import Profile, draw_profile
 from benchmark.sim._rewrite import playbook_of, rewrite
+from benchmark.sim._schema import read_field
 from benchmark.sim._text import best_match, score, tokens
 from benchmark.sim._values import OMIT, encode, meaning_of, pick_code
-from drift import Convention, read_convention, unit_in
+from drift import Convention, unit_in
 
 LOAD_SKILL = "load_skill"
 _MISSING = object()
@@ -126,8 +127,8 @@ class _Mind:
         mem_field, mem_prop = self._field_in(
             memory.get(mem_tool or "", {}), self.pack.actions[action].inputs[slot]
         )
-        belief = read_convention(mem_field or "", mem_prop) if mem_field else Convention()
-        seen = read_convention(field, prop if self.sees else {})
+        belief = read_field(mem_field or "", mem_prop) if mem_field else Convention()
+        seen = read_field(field, prop if self.sees else {})
         if self.rereads:
             belief = _overlay(belief, seen)
         stated = self.guidance.conventions.get(key)
@@ -285,7 +286,7 @@ class _Mind:
         )
         said = self.guidance.constants.get(key) or self.guidance.codes.get(concept)
         if said is not None and not explicit:
-            served = read_convention("", prop) if self.sees else Convention()
+            served = read_field("", prop) if self.sees else Convention()
             changed = meaning_of(said, served) != said
             if not (changed and self.noticed() and self._on_conflict(key, said)):
                 return said
