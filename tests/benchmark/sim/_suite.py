@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from benchmark import TrialResult, family
+from benchmark import TrialResult, family, interface_version
 from benchmark.harness import AgentArtifacts
-from tests.benchmark.sim._experiment import Arm, run_arm, version
+from tests.benchmark.sim._experiment import Arm, run_arm
 from tests.benchmark.sim.counterfactuals import Case
 
 FULL = 48
@@ -54,7 +54,7 @@ def _arm(
         return run_arm(
             model,
             fam=f,
-            interface=version(env=f.env_id),
+            interface=interface_version(f.env_id, f"{f.env_id}@1"),
             artifacts=AgentArtifacts.model_validate_json(artifacts),
             tasks=trials,
             kinds=kinds,
