@@ -19,7 +19,7 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the suite lives under tests/
 
-from tests.benchmark.sim._suite import FULL, dumps, row, run_case
+from tests.benchmark.sim._suite import FULL, aa_gain, dumps, row, run_case
 from tests.benchmark.sim.counterfactuals import RELATIONS, cases
 
 
@@ -54,6 +54,16 @@ def main() -> None:
         if total[relation]:
             print(f"- {relation}: {held[relation]}/{total[relation]} hold ({RELATIONS[relation]})")
     print(f"- all: {sum(held.values())}/{len(rows)} hold")
+    print()
+    print("A/A (no artifacts, another arm label: sampling noise alone) on the null cases' tasks:")
+    nulls = {
+        (c.family, c.kinds) for c in cases() if c.relation in ("stuffing", "irrelevant", "scope")
+    }
+    for fam, kinds in sorted(
+        n for n in nulls if any(args.only in c.id for c in cases() if (c.family, c.kinds) == n)
+    ):
+        gain = aa_gain(fam, kinds, args.trials, args.model)
+        print(f"- {fam} {', '.join(kinds)}: {gain:+.2f}")
     print(f"({time.perf_counter() - started:.0f} s)")
     if args.json:
         Path(args.json).write_text(dumps(rows) + "\n")

@@ -73,6 +73,14 @@ def arm(case: Case, which: str, trials: int, model: str) -> Arm:
     return _arm(case.family, case.kinds, artifacts.model_dump_json(), label, trials, model)
 
 
+def aa_gain(fam: str, kinds: tuple[str, ...], trials: int, model: str) -> float:
+    """The gain of a no-artifacts arm under another label: sampling noise alone, the yardstick
+    for the cases whose gain should be 0."""
+    empty = AgentArtifacts().model_dump_json()
+    base = _arm(fam, kinds, empty, "baseline", trials, model)
+    return _arm(fam, kinds, empty, "a/a", trials, model).success - base.success
+
+
 def _calls(result: TrialResult, tool: str) -> bool:
     return any(
         tc["function"]["name"] == tool
