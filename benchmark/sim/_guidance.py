@@ -219,24 +219,25 @@ def _signs(text: str, pack: KnowledgePack) -> Convention:
 def _read_fields(ctx: _Context, clause: str, action: str | None, g: Guidance) -> None:
     """Tool and field names in a clause, and what the words after a field state about it."""
     keys: list[Key] = []
+    owner = action  # a field belongs to the tool named last before it
     for match in IDENT.finditer(clause):
         ident = match.group()
         if ident in ctx.code_names:
             continue  # a code, read with the code map
         named = ctx.action_of(ident)
         is_tool = ident in ctx.tool_names or (
-            ident not in ctx.field_names and named is not None and named != action
+            ident not in ctx.field_names and named is not None and named != owner
         )
         if is_tool and named is not None:  # a tool's name, however often it is named
             g.tools.setdefault(named, ident)
+            owner = named
             continue
-        found = ctx.slot_of(action, ident)
-        if not found and action is not None and ident not in ctx.field_names:
+        found = ctx.slot_of(owner, ident)
+        if not found and owner is not None and ident not in ctx.field_names:
             # a name no schema has: whose field it is, its neighbours say
             context = clause[max(0, match.start() - 30) : match.start()]
-            found = ctx.slot_of(
-                action, " ".join(tokens(context)[-3:]) + " " + _segment(clause[match.end() :])
-            )
+            near = " ".join(tokens(context)[-5:]) + " " + _segment(clause[match.end() :])
+            found = ctx.slot_of(owner, near)
         for key in found:
             g.fields.setdefault(key, ident)
             g.state(key, _stated(ident, _segment(clause[match.end() :])))
