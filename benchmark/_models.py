@@ -89,8 +89,9 @@ class ModelPolicy(BaseModel):
 
     Retries back off exponentially with full jitter (tenacity's ``wait_random_exponential``):
     retry ``n`` (from 0) waits a uniform draw in [0, min(``backoff_s`` × 2ⁿ,
-    ``max_backoff_s``)], so clients that failed together do not retry together. A 429 or 503
-    with ``Retry-After`` (seconds or an HTTP date) waits that long instead (at most
+    ``max_backoff_s``)], so clients that failed together do not retry together. A response
+    with ``Retry-After`` (seconds or an HTTP date; servers send it with 429 and 503) waits
+    that long instead (at most
     ``timeout_s`` and 60 s), and holds the provider's other requests as long. A provider that
     never answers costs at most ``attempts × timeout_s`` plus the backoffs per call (3 × 60 s
     + at most 0.75 s by default), and the trial ends 'invalid' at its first failed call.
@@ -192,9 +193,8 @@ def _tokens(response: Any) -> int:
 
 
 def _retry_wait(error: BaseException | None, policy: ModelPolicy) -> float | None:
-    """The wait a 429 or 503 asks for with ``Retry-After`` (capped), else None."""
-    if getattr(error, "status_code", None) not in (429, 503):
-        return None
+    """The wait a failed response asks for with ``Retry-After`` (capped), else None. Read
+    whatever the status litellm gives the error: its Anthropic adapter reports a 503 as 500."""
     headers = getattr(error, "litellm_response_headers", None)
     if headers is None:
         headers = getattr(getattr(error, "response", None), "headers", None)
@@ -271,8 +271,8 @@ async def complete(
     request goes to ``endpoint`` (base URL, key variable) when the cycle spec gives one.
 
     Transient provider errors (connection, timeout, 429, 5xx) are retried per ``policy``
-    (default: :meth:`ModelPolicy.from_env`), by tenacity, after the wait a 429/503 asks for
-    with ``Retry-After`` or else the jittered backoff (``sleep`` waits: tests pass a fake
+    (default: :meth:`ModelPolicy.from_env`), by tenacity, after the wait the response asks
+    for with ``Retry-After`` or else the jittered backoff (``sleep`` waits: tests pass a fake
     clock); any other error (404, 400, 401/403, a reply that cannot be read, anything raised)
     fails the call at once. Either way the failure is a :class:`ModelCallFailed` whose
     message starts with the error's class name. Every request first waits its turn under
