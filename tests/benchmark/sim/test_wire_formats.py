@@ -429,3 +429,22 @@ def test_persistent_faults_in_each_format_fail_the_call(
     tries = 1 if (provider, plan.malformed_rate) == ("gemini", 1.0) else 3
     assert server.stats.requests == tries and server.stats.answered == 0
     assert len(sleeps) == tries - 1 and all(0 <= s <= 0.5 for s in sleeps)  # jittered backoff
+
+
+def test_the_providers_base_variables_point_the_adapters_at_the_server(
+    server: Captured, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ANTHROPIC_API_BASE and GEMINI_API_BASE work as OPENAI_API_BASE does."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    for provider in PROVIDERS:
+        monkeypatch.setenv(f"{provider.upper()}_API_BASE", server.base_url(provider))
+    messages = [{"role": "user", "content": "Tell me a joke."}]
+    for provider in PROVIDERS:
+        reply = asyncio.run(complete(f"{provider}/orbit-2", messages, [], seed=0, usage=Usage()))
+        assert reply["content"] and not reply.get("tool_calls")
+    assert [r.path for r in server.seen] == [
+        "/v1/chat/completions",
+        "/v1/messages",
+        "/v1beta/models/orbit-2:generateContent",
+    ]
