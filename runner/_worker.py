@@ -24,6 +24,7 @@ from benchmark import (
     load_litellm,
     run_trial,
     serve,
+    wire_format,
 )
 from benchmark._seeds import request_seed
 from benchmark.harness import AgentArtifacts, harness_version
@@ -78,6 +79,7 @@ def _record(
         seed=spec.seed,
         model=c.model.model,
         provider=c.provider,
+        wire=wire_format(c.model.model),
         harness=c.harness,
         tool_interfaces=dict(c.tool_interface),
         schema_digests={fam.env_id: served.digest},
