@@ -140,7 +140,7 @@ def execute(
         return result
     if progress:
         progress(0, total)
-    kind = resolve_sandbox_kind(sandbox, sealed=sealed)
+    kind = resolve_sandbox_kind(sandbox, untrusted="sealed runs" if sealed else None)
     if kind is SandboxKind.docker:
         remove_stale_sandboxes()
     run = _Run(store, result, max_attempts, progress, total)

@@ -7,14 +7,17 @@ import socket
 import subprocess
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
+import docker.errors
 import pytest
 
+from runner._docker_api import engine
 from runner._sandbox_base import Mount
-from runner._sandbox_docker import DEFAULT_IMAGE, LABEL, DockerSandbox
+from runner._sandbox_docker import DEFAULT_IMAGE, LABEL, DockerProcess, DockerSandbox
 from runner._sandbox_engine import docker_status, remove_stale_sandboxes
 from runner.errors import RunnerError
-from tests.runner.test_sandbox_local import json_roundtrip, running
+from tests.runner.test_sandbox_local import json_roundtrip
 
 _AVAILABLE, _REASON = docker_status()
 pytestmark = [
@@ -33,12 +36,24 @@ def in_docker(fn: Callable[[DockerSandbox], Awaitable[None]], **kwargs: object) 
     asyncio.run(main())
 
 
-def inspect(container: str, fmt: str) -> str:
-    """One field of ``docker inspect`` for ``container``."""
-    out = subprocess.run(
-        ["docker", "inspect", "--format", fmt, container], capture_output=True, text=True
-    )
-    return out.stdout.strip()
+def inspect(container: str, *path: str) -> Any:
+    """One field of the engine's description of ``container`` (None if it is gone)."""
+    try:
+        value: Any = engine().api.inspect_container(container)
+    except docker.errors.NotFound:
+        return None
+    for key in path:
+        value = value[key]
+    return value
+
+
+def gone(container: str) -> bool:
+    """Whether the engine no longer knows ``container``."""
+    try:
+        engine().api.inspect_container(container)
+    except docker.errors.NotFound:
+        return True
+    return False
 
 
 def test_exec_runs_python3_in_the_workdir() -> None:
@@ -91,19 +106,22 @@ def test_there_is_no_network_inside() -> None:
         assert r.stdout.decode().startswith("refused")
         nics = await sb.exec(["ls", "/sys/class/net"])
         assert nics.stdout.split() == [b"lo"]
-        assert inspect(sb.container, "{{.HostConfig.NetworkMode}}") == "none"
+        assert inspect(sb.container, "HostConfig", "NetworkMode") == "none"
 
     in_docker(check)
 
 
 def test_memory_cpu_and_process_limits_are_applied() -> None:
     async def check(sb: DockerSandbox) -> None:
-        assert inspect(sb.container, "{{.HostConfig.Memory}}") == str(256 * 1024 * 1024)
-        assert inspect(sb.container, "{{.HostConfig.NanoCpus}}") == str(500_000_000)
-        assert inspect(sb.container, "{{.HostConfig.PidsLimit}}") == "64"
-        assert inspect(sb.container, "{{.HostConfig.CapDrop}}") == "[ALL]"
-        assert inspect(sb.container, "{{.HostConfig.SecurityOpt}}") == "[no-new-privileges]"
-        assert inspect(sb.container, "{{.HostConfig.ReadonlyRootfs}}") == "true"
+        host = inspect(sb.container, "HostConfig")
+        assert host["Memory"] == host["MemorySwap"] == 256 * 1024 * 1024
+        assert host["NanoCpus"] == 500_000_000
+        assert host["PidsLimit"] == 64
+        assert host["CapDrop"] == ["ALL"]
+        assert host["SecurityOpt"] == ["no-new-privileges"]
+        assert host["ReadonlyRootfs"] is True
+        assert host["IpcMode"] == "none"
+        assert inspect(sb.container, "Config", "User") == "65534:65534"
         forks = await sb.exec(["sh", "-c", "for i in $(seq 100); do sleep 5 & done; wait"])
         assert not forks.ok and b"fork" in forks.stderr.lower()
 
@@ -209,21 +227,20 @@ def test_spawn_round_trips_json_lines() -> None:
 
 
 def test_stop_removes_the_container_and_kills_spawned_clients() -> None:
-    async def main() -> tuple[str, asyncio.subprocess.Process]:
+    async def main() -> tuple[str, DockerProcess]:
         sb = DockerSandbox()
         await sb.start()
         await json_roundtrip(sb, [{"ping": True}])
         name, proc = sb.container, sb._procs[0]
-        assert inspect(name, "{{.State.Running}}") == "true"
-        assert inspect(name, '{{index .Config.Labels "' + LABEL + '"}}') == "1"
+        assert inspect(name, "State", "Running") is True
+        assert inspect(name, "Config", "Labels", LABEL) == "1"
         await sb.stop()
         await sb.stop()
         return name, proc
 
     name, proc = asyncio.run(main())
-    assert proc.returncode is not None and not running(proc.pid)
-    gone = subprocess.run(["docker", "inspect", name], capture_output=True)
-    assert gone.returncode != 0
+    assert proc.stdout.at_eof()
+    assert gone(name)
 
 
 def test_a_missing_image_is_a_user_error_naming_make_sandbox() -> None:
@@ -241,27 +258,22 @@ def test_a_missing_image_is_a_user_error_naming_make_sandbox() -> None:
 def test_remove_stale_sandboxes_removes_only_containers_of_dead_owners() -> None:
     dead = subprocess.Popen(["true"])
     dead.wait()
-    owner = f"{socket.gethostname()}:{dead.pid}"
-    labels = ["--label", f"{LABEL}=1", "--label", f"{LABEL}.owner={owner}"]
-    started = subprocess.run(
-        ["docker", "run", "--detach", "--network", "none", *labels, DEFAULT_IMAGE, "sleep", "1h"],
-        capture_output=True,
-        text=True,
-        check=True,
+    labels = {LABEL: "1", f"{LABEL}.owner": f"{socket.gethostname()}:{dead.pid}"}
+    orphan = engine().containers.run(
+        DEFAULT_IMAGE, ["sleep", "1h"], detach=True, network_mode="none", labels=labels
     )
-    orphan = started.stdout.strip()
-    orphan_name = inspect(orphan, "{{.Name}}").lstrip("/")
 
     async def check(sb: DockerSandbox) -> None:
         removed = await asyncio.to_thread(remove_stale_sandboxes)
-        assert orphan_name in removed and sb.container not in removed
-        assert inspect(sb.container, "{{.State.Running}}") == "true"
+        assert orphan.name in removed and sb.container not in removed
+        assert inspect(sb.container, "State", "Running") is True
 
     try:
         in_docker(check)
-        assert subprocess.run(["docker", "inspect", orphan], capture_output=True).returncode != 0
+        assert gone(orphan.id)
     finally:
-        subprocess.run(["docker", "rm", "--force", orphan], capture_output=True)
+        if not gone(orphan.id):
+            orphan.remove(force=True)
 
 
 def test_the_environment_backend_serves_from_the_locked_down_sandbox() -> None:
