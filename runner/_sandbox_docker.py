@@ -56,14 +56,17 @@ _SPAWN_SCRIPT = 'echo "$$" >&2; exec "$@"'
 """Says the process's pid (its first line on stderr) before it becomes the command."""
 _READ_SCRIPT = (
     'f=$1; n=$2; if [ -L "$f" ]; then echo "refused: a symbolic link" >&2; exit 3; fi; '
-    'if [ -d "$f" ]; then echo "Is a directory" >&2; exit 1; fi; '
     'if [ ! -e "$f" ]; then echo "No such file" >&2; exit 1; fi; '
+    'if [ "$(readlink -f -- "$f")" != "$f" ]; then '
+    'echo "refused: a symbolic link on the way" >&2; exit 3; fi; '
+    'if [ -d "$f" ]; then echo "Is a directory" >&2; exit 1; fi; '
     'if [ ! -f "$f" ]; then echo "refused: not a regular file" >&2; exit 3; fi; '
     's=$(stat -c %s -- "$f") || exit 1; '
     'if [ "$s" -gt "$n" ]; then echo "refused: $s bytes, over $n" >&2; exit 3; fi; '
     'exec head -c "$((n + 1))" -- "$f"'
 )
-"""Prints a regular file (not a link) of at most N bytes, and nothing of any other path."""
+"""Prints a regular file of at most N bytes reached through no link, and nothing of any
+other path (the path given is normalised: any link on the way changes what it resolves to)."""
 _REFUSED = 3
 _FILE_TIMEOUT_S = 60.0
 _EXEC_GRACE_S = 5.0
