@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import subprocess
+import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -176,6 +179,40 @@ def test_files_the_sandbox_user_cannot_read_are_mounted_from_a_readable_copy(
     assert staged and not staged[0].exists()
 
 
+@pytest.mark.parametrize("umask", [0o077, 0o022], ids=["umask-077", "umask-022"])
+def test_private_copies_are_readable_by_the_sandbox_user_only(tmp_path: Path, umask: int) -> None:
+    secret = tmp_path / "kit"
+    (secret / "tasks").mkdir(parents=True)
+    (secret / "tasks" / "t.json").write_text("{}")
+    (secret / "run.sh").write_text("echo ran\n")
+    (secret / "run.sh").chmod(0o700)
+    secret.chmod(0o700)
+    seen: list[tuple[Path, int, int, int]] = []
+
+    async def check(sb: DockerSandbox) -> None:
+        r = await sb.exec(["sh", "-c", "cat kit/tasks/t.json && sh kit/run.sh"])
+        assert r.ok and r.stdout == b"{}ran\n", r.stderr
+        assert sb._staging is not None
+        for p in [sb._staging, *sb._staging.rglob("*")]:
+            st = p.lstat()
+            seen.append((p, st.st_uid, st.st_gid, st.st_mode & 0o777))
+
+    old = os.umask(umask)
+    try:
+        in_docker(check, mounts=[Mount(secret, "kit")])
+    finally:
+        os.umask(old)
+    assert len(seen) == 5  # the staging directory, the copy, its two files and its directory
+    staging, *copies = seen
+    assert staging[3] & 0o077 == 0, staging  # nobody else can even look inside
+    for path, uid, gid, mode in copies:
+        assert mode & 0o007 == 0, (path, oct(mode))  # never world-readable
+        if os.geteuid() == 0:
+            assert (uid, gid) == (65534, 65534) and mode & 0o077 == 0, (path, uid, oct(mode))
+        else:
+            assert gid == os.getegid(), (path, gid)
+
+
 def test_a_writable_mount_the_sandbox_user_cannot_write_is_refused(tmp_path: Path) -> None:
     tmp_path.chmod(0o755)
     with pytest.raises(RunnerError, match="not writable by uid 65534") as err:
@@ -333,3 +370,38 @@ def test_the_image_holds_scripts_sandbox_image_at_opt_vwt_read_only() -> None:
             assert not (await sb.exec(["sh", "-c", f"echo x >> {path}"])).ok, path
 
     in_docker(check)
+
+
+HOLDER = """
+import asyncio, sys
+from runner._sandbox_docker import DockerSandbox
+
+async def main():
+    sb = DockerSandbox()
+    await sb.start()
+    print(sb.container, flush=True)
+    await asyncio.sleep(3600)
+
+asyncio.run(main())
+"""
+"""Starts a sandbox, says its container's name, and waits to be killed."""
+
+
+def test_a_container_ends_with_its_owner_even_when_the_owner_is_killed() -> None:
+    # A driver or worker killed with SIGKILL runs no cleanup: the container must not outlive
+    # it (it ends when the owner's connection does, and removes itself).
+    repo = Path(__file__).parents[2]
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER], cwd=repo, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None
+        name = holder.stdout.readline().strip()
+        assert name.startswith("vwt-sandbox-") and inspect(name, "State", "Running") is True
+    finally:
+        holder.kill()
+        holder.wait()
+    deadline = time.monotonic() + 120  # a loaded engine is slow to stop and remove
+    while not gone(name) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert gone(name), f"{name} outlived its killed owner"
