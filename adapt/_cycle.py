@@ -36,7 +36,7 @@ from adapt.errors import AdaptError, KitNotExported
 from benchmark import Task, family
 from conditions import ADAPTATION_EVENT, Cycle, CycleState, LedgerEntry, Target
 from drift import write_atomic
-from runner import resolve_sandbox_kind
+from runner import remove_stale_sandboxes, resolve_sandbox_kind
 from submissions import Bundle, BundleStore, submitted_bundles, write_bundle
 
 ADAPTED_DIR = "adapted"
@@ -217,6 +217,8 @@ def adapt_cycle(
             if entry is None:
                 if kind is None:
                     kind = resolve_sandbox_kind(sandbox, untrusted=UNTRUSTED).value
+                    if kind == "docker":
+                        remove_stale_sandboxes()  # of an earlier run killed outright
                 sealed = sealed if sealed is not None else sealed_tasks(cycle)
                 kit = make_kit(cycle, target, sandbox=kind)
                 gateway = MeteredGateway(
