@@ -151,6 +151,9 @@ def test_commands_run_unprivileged_on_a_read_only_root() -> None:
         assert not (await sb.exec(["sh", "-c", script])).ok
         privileged = await sb.exec(["su", "-c", "id"])
         assert not privileged.ok
+        # No shared-memory area to fill or to pass data through: /dev/shm is not there.
+        shm = await sb.exec(["sh", "-c", "echo x > /dev/shm/x"])
+        assert not shm.ok and b"/dev/shm" in shm.stderr
 
     in_docker(check)
 
