@@ -372,6 +372,7 @@ class DockerProcess:
         """Done once the process said its pid."""
 
     def attach(self, exec_id: str, stream: EngineStream) -> None:
+        """Take the started exec ``exec_id`` and its connection (called by ``spawn``)."""
         self._exec_id, self._stream = exec_id, stream
         self._stdin = _Stdin(stream)
         assert stream.transport is not None
@@ -379,6 +380,8 @@ class DockerProcess:
         stream.closed.add_done_callback(lambda _: self._ended())
 
     def frame(self, kind: int, data: bytes) -> None:
+        """One output frame from the engine: stdout (1) or stderr (2), whose first line is
+        the pid the spawn wrapper says."""
         if kind == 1:
             self._stdout.feed_data(data)
         elif kind == 2 and not self.started.done():
