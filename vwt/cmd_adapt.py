@@ -62,7 +62,12 @@ def adapt(
     home: Home = DEFAULT_HOME,
     sandbox: Annotated[
         SandboxKind,
-        typer.Option("--sandbox", help="Where a declared adaptation command runs."),
+        typer.Option(
+            "--sandbox",
+            help="Where submitters' code runs (their commands, the sample's trials): "
+            "Docker; auto is refused without it; local (unisolated) only when named, "
+            "and recorded in the ledger.",
+        ),
     ] = SandboxKind.auto,
     as_json: AsJson = False,
 ) -> None:

@@ -126,6 +126,7 @@ def test_read_only_mounts_are_copies_and_writable_mounts_reach_the_host(tmp_path
     ro, rw = tmp_path / "ro", tmp_path / "rw"
     ro.mkdir()
     rw.mkdir()
+    rw.chmod(0o777)  # writable by nobody, whom commands run as under root
     (ro / "f.txt").write_text("original")
 
     async def check(sb: LocalSandbox) -> None:
