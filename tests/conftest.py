@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from benchmark.sim import SimServer
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+# pytest-xdist's workers get COLUMNS=80, which Rich's consoles (made at import) would keep
+# for good: as in a serial run, the width is the default or what a test's runner sets.
+os.environ.pop("COLUMNS", None)
+os.environ.pop("LINES", None)
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
 # Ray workers inherit the environment: let them import tests._netguard for their setup hook.
 _ROOT = str(Path(__file__).resolve().parents[1])
