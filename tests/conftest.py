@@ -27,6 +27,22 @@ os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, os.environ.get("PY
 _netguard.install()
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Modules with a ``slow`` test first, each module's tests kept together and in order.
+
+    Under ``--dist loadscope`` a module is one unit of work for one worker (its module
+    fixtures are built once) and units go out in this order: the long ones starting first
+    keeps one from starting last and holding up the end. Nothing depends on the order.
+    """
+
+    def module(item: pytest.Item) -> str:
+        return item.nodeid.split("::", 1)[0]
+
+    slow = {module(item) for item in items if item.get_closest_marker("slow")}
+    order = {id(item): i for i, item in enumerate(items)}
+    items.sort(key=lambda item: (module(item) not in slow, order[id(item)]))
+
+
 @pytest.fixture
 def route(monkeypatch: pytest.MonkeyPatch) -> Callable[[SimServer], None]:
     """Point ``openai/…`` models at a sim server over loopback HTTP, as a user would: by
