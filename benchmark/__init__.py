@@ -41,12 +41,14 @@ from benchmark._registry import (
 )
 from benchmark._task import Family, Planted, Task, VerifierResult, stable_int
 from benchmark._trial import Outcome, TrialResult, classify, run_trial
+from benchmark._wires import WIRE_FORMATS, wire_format
 from benchmark.errors import BenchmarkError
 
 __all__ = [
     "FAMILIES",
     "LIMIT_ENV",
     "SHARE_ENV",
+    "WIRE_FORMATS",
     "BackendCallError",
     "BackendProcess",
     "BackendUnavailable",
@@ -91,4 +93,5 @@ __all__ = [
     "serve",
     "served_interface",
     "stable_int",
+    "wire_format",
 ]

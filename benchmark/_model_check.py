@@ -7,7 +7,7 @@ import io
 import re
 from typing import Any
 
-from benchmark._endpoint import endpoint_kwargs
+from benchmark._endpoint import BASE_VARIABLES, endpoint_kwargs, keyless_base, note_keyless
 from benchmark._models import load_litellm
 from benchmark.errors import BenchmarkError
 from benchmark.sim import PROVIDER as SIM_PROVIDER
@@ -31,7 +31,9 @@ def check_model(model: str, endpoint: ModelEndpoint | None = None) -> None:
     strings need a ``<provider>/`` prefix litellm knows (its provider list or a registered
     custom provider) and every credential variable litellm's ``validate_environment`` names
     for the model set in the environment — or, when the spec's ``endpoint`` for the model
-    names its own key variable, that one. Works offline; imports litellm (seconds) for
+    names its own key variable, that one. A model sent to another server (the spec's endpoint
+    or the provider's base-URL variable) without any key set is accepted with a note on
+    stderr: local OpenAI-compatible servers need none. Works offline; imports litellm (seconds) for
     non-sim models, so call it outside any event loop.
     """
     provider, slash, name = model.partition("/")
@@ -52,6 +54,10 @@ def check_model(model: str, endpoint: ModelEndpoint | None = None) -> None:
     if endpoint is not None and endpoint.api_key_env is not None:
         endpoint_kwargs(model, endpoint)  # raises when its key variable is not set
         return
+    base = keyless_base(model, endpoint)
+    if base is not None:  # a local server (llama.cpp, vLLM) needs no key
+        note_keyless(model, base)
+        return
     with contextlib.redirect_stdout(io.StringIO()):  # litellm prints banners on stdout
         missing = litellm.validate_environment(model=model).get("missing_keys") or []
     credentials = [k for k in missing if _CREDENTIAL.search(k)]
@@ -59,8 +65,15 @@ def check_model(model: str, endpoint: ModelEndpoint | None = None) -> None:
         names = ", ".join(credentials)
         raise BenchmarkError(
             f"model {model!r} needs the credential {names}, which is not set",
-            hint=f"export {credentials[0]}=<your {provider} key>, or use a sim model (sim/acme-2)",
+            hint=f"export {credentials[0]}=<your {provider} key>{_local(provider)}, or use a "
+            "sim model (sim/acme-2)",
         )
+
+
+def _local(provider: str) -> str:
+    """', or point OPENAI_API_BASE at a local server' where the provider can be moved."""
+    names = BASE_VARIABLES.get(provider)
+    return f", or point {names[0]} at a server that needs no key" if names else ""
 
 
 def _litellm() -> Any:

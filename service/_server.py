@@ -80,10 +80,14 @@ def _protocol(head_seconds: float) -> type[H11Protocol]:
     return HeadDeadline
 
 
-def _server(app: Starlette, limits: ServiceLimits) -> uvicorn.Server:
+def _server(app: Starlette, limits: ServiceLimits, trusted: tuple[str, ...] = ()) -> uvicorn.Server:
     config = uvicorn.Config(
         app,
         http=_protocol(limits.head_seconds),
+        # X-Forwarded-For only from the proxies named (uvicorn believes any on 127.0.0.1 by
+        # default, and FORWARDED_ALLOW_IPS of the environment): none unless asked
+        proxy_headers=bool(trusted),
+        forwarded_allow_ips=list(trusted),
         lifespan="off",
         access_log=False,  # the app writes its own access log, one JSON line per request
         log_level="warning",
@@ -100,10 +104,13 @@ def serve(
     limits: ServiceLimits | None = None,
     *,
     on_ready: Callable[[str], None] | None = None,
+    trusted: tuple[str, ...] = (),
 ) -> None:
     """Serve the cycle in ``home`` at ``host``:``port`` until interrupted (Ctrl-C, SIGTERM).
 
     The cycle is checked and the port bound before ``on_ready`` gets the base URL.
+    ``trusted`` names the reverse proxies (see :func:`trusted_proxies`) whose
+    ``X-Forwarded-For`` gives the client's address; by default none.
     """
     limits = limits or ServiceLimits()
     app = create_app(home, limits)
@@ -111,7 +118,7 @@ def serve(
     try:
         if on_ready is not None:
             on_ready(url_of(sock))
-        _server(app, limits).run(sockets=[sock])
+        _server(app, limits, trusted).run(sockets=[sock])
     finally:
         sock.close()
 
@@ -123,15 +130,17 @@ def running_server(
     port: int = 0,
     *,
     access_log: TextIO | None = None,
+    trusted: tuple[str, ...] = (),
 ) -> Iterator[str]:
     """The service of ``home`` on loopback in a background thread; yields its base URL.
 
-    ``port`` 0 takes a free port. Stopped (and joined) on leaving.
+    ``port`` 0 takes a free port; ``trusted`` as for :func:`serve`. Stopped (and joined) on
+    leaving.
     """
     limits = limits or ServiceLimits()
     app = create_app(home, limits, access_log=access_log)
     sock = listen(DEFAULT_HOST, port)
-    server = _server(app, limits)
+    server = _server(app, limits, trusted)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="vwt-serve", daemon=True
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -28,7 +27,6 @@ from runner import (
 )
 from vwt._common import (
     DEFAULT_HOME,
-    AsJson,
     Home,
     RayAddress,
     console,
@@ -36,6 +34,7 @@ from vwt._common import (
     use_ray_address,
     user_errors,
 )
+from vwt._json_out import AsJson, emit_json
 from vwt.cmd_submissions import load_bundle
 
 app = typer.Typer(
@@ -87,7 +86,7 @@ def _progress(as_json: bool, what: str) -> AbstractContextManager[Progress | Non
 
 
 def _emit(data: dict[str, Any]) -> None:
-    typer.echo(json.dumps(data, indent=2))
+    emit_json(data)
 
 
 def _print_run(execution: Execution, accounting: Accounting) -> None:
