@@ -78,14 +78,13 @@ class Slot:
 @dataclass(frozen=True)
 class Step:
     """An action with effect the request needs. ``args`` maps the action's input slots to
-    request slots. ``stated``: a regex on the instruction that makes the step explicit;
-    ``core`` steps are what the request is (always known); other steps are known when stated,
-    when the model knows the procedure, or when a followed artifact names them."""
+    request slots. ``core`` steps are what the request is (always known); other steps are known
+    when the request asks for them (in any words its action's lexicon knows), when the model
+    knows the procedure, or when a followed artifact names them."""
 
     action: str
     args: dict[str, str]
     core: bool = False
-    stated: str | None = None
     each: str | None = None
     """A request slot derived ``FromRow``: the step is done once per distinct value of the
     matching rows (each file a search finds) — past the first only by a model that knows the
@@ -94,10 +93,14 @@ class Step:
 
 @dataclass(frozen=True)
 class Kind:
-    """One kind of request: how to recognise it, its slots, its steps."""
+    """One kind of request: the words that tell it from the others, its slots, its steps.
+
+    ``cues``: domain words (word → weight, matched in any inflection) that point at this kind
+    beyond its core action; a request is of the kind whose cues, plus 3 when the request asks
+    for the core action (minus 3 when it forbids it), score highest — at least 3."""
 
     name: str
-    triggers: tuple[str, ...]  # regexes on the instruction (any)
+    cues: Lexicon
     slots: dict[str, Slot]
     steps: tuple[Step, ...]
 
