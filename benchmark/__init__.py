@@ -21,6 +21,7 @@ from benchmark._limits import LIMIT_ENV, SHARE_ENV, Limits, PerProvider
 from benchmark._model_check import check_model
 from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete, load_litellm
 from benchmark._oracle import CriticalFlag, check_call
+from benchmark._plugins import PluginOrigin, Plugins
 from benchmark._redteam import (
     FamilyRedTeam,
     RedTeamFailure,
@@ -31,9 +32,11 @@ from benchmark._redteam import (
 )
 from benchmark._registry import (
     FAMILIES,
+    FAMILY_GROUP,
     default_cycle_spec_path,
     family,
     family_for_env,
+    family_origin,
     full_cycle_spec_path,
     interface_version,
     serve,
@@ -45,6 +48,7 @@ from benchmark.errors import BenchmarkError
 
 __all__ = [
     "FAMILIES",
+    "FAMILY_GROUP",
     "LIMIT_ENV",
     "SHARE_ENV",
     "BackendCallError",
@@ -60,6 +64,8 @@ __all__ = [
     "Outcome",
     "PerProvider",
     "Planted",
+    "PluginOrigin",
+    "Plugins",
     "RedTeamFailure",
     "RedTeamReport",
     "Task",
@@ -81,6 +87,7 @@ __all__ = [
     "endpoint_kwargs",
     "family",
     "family_for_env",
+    "family_origin",
     "full_cycle_spec_path",
     "interface_version",
     "load_litellm",

@@ -18,6 +18,7 @@ from benchmark.sim._pack import (
     Step,
     packs,
     register_pack,
+    use_family_packs,
 )
 from benchmark.sim._server import SimServer
 
@@ -52,4 +53,5 @@ __all__ = [
     "register_pack",
     "register_sim_provider",
     "sim_model",
+    "use_family_packs",
 ]
