@@ -7,6 +7,10 @@ the load, the CPU time much less, so both are shown with the load average. The c
 --help`, `vwt run dev --help`, and `vwt run dev` with a model string refused before anything
 runs (an unknown provider, no provider prefix, a missing credential). Every case is checked to
 end as it should (exit 0 for help, exit 2 with an `error:` line for a bad model).
+
+To time another checkout with the same environment (main, before a change), run from outside
+this work tree with that checkout first on the path:
+``cd /tmp && PYTHONPATH=/path/to/checkout /path/to/.venv/bin/python /path/to/bench/cli_startup.py``.
 """
 
 from __future__ import annotations
