@@ -21,7 +21,7 @@ from benchmark._limits import LIMIT_ENV, SHARE_ENV, Limits, PerProvider
 from benchmark._model_check import check_model
 from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete, load_litellm
 from benchmark._oracle import CriticalFlag, check_call
-from benchmark._plugins import PluginOrigin, Plugins
+from benchmark._plugins import ENTRY_POINTS_ENV, PluginOrigin, Plugins, entry_points_to_hand_on
 from benchmark._redteam import (
     FamilyRedTeam,
     RedTeamFailure,
@@ -47,6 +47,7 @@ from benchmark._trial import Outcome, TrialResult, classify, run_trial
 from benchmark.errors import BenchmarkError
 
 __all__ = [
+    "ENTRY_POINTS_ENV",
     "FAMILIES",
     "FAMILY_GROUP",
     "LIMIT_ENV",
@@ -85,6 +86,7 @@ __all__ = [
     "cycle_families",
     "default_cycle_spec_path",
     "endpoint_kwargs",
+    "entry_points_to_hand_on",
     "family",
     "family_for_env",
     "family_origin",

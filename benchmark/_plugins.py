@@ -12,14 +12,23 @@ asked for, or when every plugin is listed. vwt's own families are declared the s
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from benchmark.errors import BenchmarkError
 
 T = TypeVar("T")
+
+ENTRY_POINTS_ENV = "VWT_ENTRY_POINTS"
+"""Entry points a process is handed by the one that started it — JSON, group → {name:
+object} — for processes that have the code but not the installed metadata: a Ray cluster's
+nodes get vwt's packages from the driver, not its dist-info. Installed entry points win."""
+
+_GROUPS: dict[str, Plugins[Any]] = {}
 
 
 @dataclass(frozen=True)
@@ -38,7 +47,7 @@ class PluginOrigin:
         return f"{self.distribution or 'an unknown distribution'} ({self.entry_point})"
 
 
-def _declared(ep: EntryPoint) -> PluginOrigin:
+def _origin_of(ep: EntryPoint) -> PluginOrigin:
     dist = ep.dist
     return PluginOrigin(
         entry_point=ep.value,
@@ -62,23 +71,27 @@ class Plugins(MutableMapping[str, T], Generic[T]):
         """Plugins of entry-point ``group``; see the class."""
         self.group = group
         self.noun = noun
+        _GROUPS.setdefault(group, self)  # the first made for a group is the one handed on
         self._build = build
         self._registered: dict[str, T] = {}
         self._loaded: dict[str, T] = {}
-        self._declared: dict[str, list[EntryPoint]] | None = None
+        self._found: dict[str, list[EntryPoint]] | None = None
 
     def _entry_points(self) -> dict[str, list[EntryPoint]]:
-        if self._declared is None:
+        if self._found is None:
             declared: dict[str, list[EntryPoint]] = {}
             for ep in sorted(entry_points(group=self.group), key=lambda ep: ep.name):
                 declared.setdefault(ep.name, []).append(ep)
-            self._declared = declared
-        return self._declared
+            handed = json.loads(os.environ.get(ENTRY_POINTS_ENV) or "{}").get(self.group, {})
+            for name, value in handed.items():
+                declared.setdefault(name, [EntryPoint(name, value, self.group)])
+            self._found = dict(sorted(declared.items()))
+        return self._found
 
     def _entry_point(self, name: str) -> EntryPoint | None:
         found = self._entry_points().get(name, [])
         if len(found) > 1:
-            shown = " and ".join(str(_declared(ep)) for ep in found)
+            shown = " and ".join(str(_origin_of(ep)) for ep in found)
             raise BenchmarkError(
                 f"two entry points of group {self.group!r} are named {name!r}: {shown}",
                 "uninstall one of those distributions (pip uninstall NAME), or rename one entry "
@@ -87,7 +100,7 @@ class Plugins(MutableMapping[str, T], Generic[T]):
         return found[0] if found else None
 
     def _load(self, ep: EntryPoint) -> T:
-        origin = _declared(ep)
+        origin = _origin_of(ep)
         try:
             plugin = self._build(ep.load(), ep.name)
         except Exception as e:  # anything a third party's import or constructor raises
@@ -129,6 +142,10 @@ class Plugins(MutableMapping[str, T], Generic[T]):
     def __len__(self) -> int:
         return len(self._registered.keys() | self._entry_points().keys())
 
+    def declared(self) -> dict[str, str]:
+        """Name → object (``module:attribute``) of every entry point of the group."""
+        return {name: found[0].value for name, found in self._entry_points().items()}
+
     def origin(self, name: str) -> PluginOrigin:
         """Where the plugin ``name`` comes from (KeyError if there is none)."""
         if name in self._registered:
@@ -136,4 +153,10 @@ class Plugins(MutableMapping[str, T], Generic[T]):
         ep = self._entry_point(name)
         if ep is None:
             raise KeyError(name)
-        return _declared(ep)
+        return _origin_of(ep)
+
+
+def entry_points_to_hand_on() -> str:
+    """The entry points of every group this process has plugins of, as ``ENTRY_POINTS_ENV``
+    holds them: for the processes it starts."""
+    return json.dumps({group: plugins.declared() for group, plugins in sorted(_GROUPS.items())})

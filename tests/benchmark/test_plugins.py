@@ -17,7 +17,16 @@ from pathlib import Path
 import pytest
 
 import benchmark.sim._pack
-from benchmark import FAMILIES, FAMILY_GROUP, BenchmarkError, Plugins, family, family_origin
+from benchmark import (
+    ENTRY_POINTS_ENV,
+    FAMILIES,
+    FAMILY_GROUP,
+    BenchmarkError,
+    Plugins,
+    entry_points_to_hand_on,
+    family,
+    family_origin,
+)
 from benchmark._registry import _built
 from benchmark.sim import packs
 from benchmark.support_ops import SupportOps
@@ -187,3 +196,18 @@ def test_the_sim_gets_the_packs_of_the_families_in_play(monkeypatch: pytest.Monk
     assert next(p for p in packs() if p.family == "mirrored_ops").kinds == SUPPORT_PACK.kinds
     monkeypatch.undo()
     assert "mirrored_ops" not in [p.family for p in packs()]
+
+
+def test_entry_points_handed_on_serve_a_process_without_the_metadata(
+    site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    handed = json.loads(entry_points_to_hand_on())[FAMILY_GROUP]
+    assert handed["support_ops"] == "benchmark.support_ops:SupportOps" and len(handed) == 4
+    (site / "handed_mirror.py").write_text(MIRROR.format(id="handed_ops"))  # code, no dist-info
+    assert "handed_ops" not in fresh()
+    handed |= {"handed_ops": "handed_mirror:Mirror", "support_ops": "handed_mirror:Mirror"}
+    monkeypatch.setenv(ENTRY_POINTS_ENV, json.dumps({FAMILY_GROUP: handed}))
+    plugins = fresh()
+    assert type(plugins["handed_ops"]).__module__ == "handed_mirror"
+    assert str(plugins.origin("handed_ops")) == "an unknown distribution (handed_mirror:Mirror)"
+    assert type(plugins["support_ops"]) is SupportOps  # the installed entry point wins
