@@ -47,6 +47,20 @@ class PluginOrigin:
         return f"{self.distribution or 'an unknown distribution'} ({self.entry_point})"
 
 
+def _handed(group: str) -> dict[str, str]:
+    """The entry points of ``group`` in ``ENTRY_POINTS_ENV``."""
+    try:
+        handed = json.loads(os.environ.get(ENTRY_POINTS_ENV) or "{}").get(group, {})
+        if all(isinstance(v, str) for v in handed.values()):
+            return {str(k): v for k, v in handed.items()}
+    except (ValueError, AttributeError):
+        pass
+    raise BenchmarkError(
+        f"{ENTRY_POINTS_ENV} is not a JSON object of groups, each of names to module:attribute",
+        f"unset {ENTRY_POINTS_ENV}: vwt sets it for the processes it starts",
+    )
+
+
 def _origin_of(ep: EntryPoint) -> PluginOrigin:
     dist = ep.dist
     return PluginOrigin(
@@ -82,8 +96,7 @@ class Plugins(MutableMapping[str, T], Generic[T]):
             declared: dict[str, list[EntryPoint]] = {}
             for ep in sorted(entry_points(group=self.group), key=lambda ep: ep.name):
                 declared.setdefault(ep.name, []).append(ep)
-            handed = json.loads(os.environ.get(ENTRY_POINTS_ENV) or "{}").get(self.group, {})
-            for name, value in handed.items():
+            for name, value in _handed(self.group).items():
                 declared.setdefault(name, [EntryPoint(name, value, self.group)])
             self._found = dict(sorted(declared.items()))
         return self._found

@@ -211,3 +211,6 @@ def test_entry_points_handed_on_serve_a_process_without_the_metadata(
     assert type(plugins["handed_ops"]).__module__ == "handed_mirror"
     assert str(plugins.origin("handed_ops")) == "an unknown distribution (handed_mirror:Mirror)"
     assert type(plugins["support_ops"]) is SupportOps  # the installed entry point wins
+    monkeypatch.setenv(ENTRY_POINTS_ENV, "[1, 2]")
+    with pytest.raises(BenchmarkError, match="VWT_ENTRY_POINTS is not a JSON object"):
+        list(fresh())
