@@ -44,6 +44,7 @@ from benchmark._registry import (
 )
 from benchmark._task import Family, Planted, Task, VerifierResult, stable_int
 from benchmark._trial import Outcome, TrialResult, classify, run_trial
+from benchmark._wires import WIRE_FORMATS, wire_format
 from benchmark.errors import BenchmarkError
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "FAMILY_GROUP",
     "LIMIT_ENV",
     "SHARE_ENV",
+    "WIRE_FORMATS",
     "BackendCallError",
     "BackendProcess",
     "BackendUnavailable",
@@ -100,4 +102,5 @@ __all__ = [
     "serve",
     "served_interface",
     "stable_int",
+    "wire_format",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmark._endpoint import endpoint_kwargs
+from benchmark._endpoint import BASE_VARIABLES, endpoint_kwargs, keyless_base, note_keyless
 from benchmark._providers import guess_provider, known_provider, missing_credentials
 from benchmark.errors import BenchmarkError
 from benchmark.sim import PROVIDER as SIM_PROVIDER
@@ -21,10 +21,12 @@ def check_model(model: str, endpoint: ModelEndpoint | None = None) -> None:
     ``sim/<name>`` must be in the sim catalogue. Other strings need a ``<provider>/`` prefix
     litellm knows (its provider list or a registered custom provider) and the credential
     variables litellm requires of that provider set in the environment — or, when the spec's
-    ``endpoint`` for the model names its own key variable, that one. Works offline, from
-    tables of what litellm knows (``benchmark._providers``) without importing litellm, but for
-    a provider those tables cannot answer for (then it takes seconds: call it outside any
-    event loop).
+    ``endpoint`` for the model names its own key variable, that one. A model sent to another
+    server (the spec's endpoint or the provider's base-URL variable) without any key set is
+    accepted with a note on stderr: local OpenAI-compatible servers need none. Works offline,
+    from tables of what litellm knows (``benchmark._providers``) without importing litellm,
+    but for a provider those tables cannot answer for (then it takes seconds: call it outside
+    any event loop).
     """
     provider, slash, name = model.partition("/")
     if provider == SIM_PROVIDER:
@@ -41,11 +43,22 @@ def check_model(model: str, endpoint: ModelEndpoint | None = None) -> None:
     if endpoint is not None and endpoint.api_key_env is not None:
         endpoint_kwargs(model, endpoint)  # raises when its key variable is not set
         return
+    base = keyless_base(model, endpoint)
+    if base is not None:  # a local server (llama.cpp, vLLM) needs no key
+        note_keyless(model, base)
+        return
     credentials = missing_credentials(provider, model)
     if credentials:
         names = ", ".join(credentials)
         first = credentials[0].split(" or ")[0]
         raise BenchmarkError(
             f"model {model!r} needs the credential {names}, which is not set",
-            hint=f"export {first}=<your {provider} key>, or use a sim model (sim/acme-2)",
+            hint=f"export {first}=<your {provider} key>{_local(provider)}, or use a sim model "
+            "(sim/acme-2)",
         )
+
+
+def _local(provider: str) -> str:
+    """', or point OPENAI_API_BASE at a local server' where the provider can be moved."""
+    names = BASE_VARIABLES.get(provider)
+    return f", or point {names[0]} at a server that needs no key" if names else ""

@@ -96,10 +96,14 @@ def _protocol(head_seconds: float) -> type[H11Protocol]:
     return HeadDeadline
 
 
-def _server(app: Starlette, limits: ServiceLimits) -> uvicorn.Server:
+def _server(app: Starlette, limits: ServiceLimits, trusted: tuple[str, ...] = ()) -> uvicorn.Server:
     config = uvicorn.Config(
         app,
         http=_protocol(limits.head_seconds),
+        # X-Forwarded-For only from the proxies named (uvicorn believes any on 127.0.0.1 by
+        # default, and FORWARDED_ALLOW_IPS of the environment): none unless asked
+        proxy_headers=bool(trusted),
+        forwarded_allow_ips=list(trusted),
         lifespan="off",
         access_log=False,  # the app writes its own access log, one JSON line per request
         log_level="warning",
@@ -116,13 +120,16 @@ def serve(
     limits: ServiceLimits | None = None,
     *,
     on_ready: Callable[[str], None] | None = None,
+    trusted: tuple[str, ...] = (),
 ) -> None:
     """Serve the cycle in ``home`` at ``host``:``port`` until interrupted (Ctrl-C, SIGTERM).
 
     The cycle is checked and the port bound before ``on_ready`` gets the base URL.
+    ``trusted`` names the reverse proxies (see :func:`trusted_proxies`) whose
+    ``X-Forwarded-For`` gives the client's address; by default none.
     """
     limits = limits or ServiceLimits()
-    server = _server(create_app(home, limits), limits)
+    server = _server(create_app(home, limits), limits, trusted)
     sock = listen(host, port)
     try:
         if on_ready is not None:
@@ -139,13 +146,15 @@ def running_server(
     port: int = 0,
     *,
     access_log: TextIO | None = None,
+    trusted: tuple[str, ...] = (),
 ) -> Iterator[str]:
     """The service of ``home`` on loopback in a background thread; yields its base URL.
 
-    ``port`` 0 takes a free port. Stopped (and joined) on leaving.
+    ``port`` 0 takes a free port; ``trusted`` as for :func:`serve`. Stopped (and joined) on
+    leaving.
     """
     limits = limits or ServiceLimits()
-    server = _server(create_app(home, limits, access_log=access_log), limits)
+    server = _server(create_app(home, limits, access_log=access_log), limits, trusted)
     sock = listen(DEFAULT_HOST, port)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="vwt-serve", daemon=True

@@ -66,11 +66,6 @@ Home = Annotated[
     ),
 ]
 DEFAULT_HOME = Path(".vwt")
-AsJson = Annotated[
-    bool,
-    typer.Option("--json", help="Print one JSON object on stdout instead of text."),
-]
-"""The --json flag of every command with machine-readable output."""
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -101,6 +96,11 @@ def system_error(error: BaseException) -> tuple[str, str] | None:
         )
     if isinstance(error, sqlite3.OperationalError) and "database or disk is full" in str(error):
         return "no space left on the device (the database could not grow)", _DISK_HINT
+    if isinstance(error, sqlite3.DatabaseError) and any(
+        word in str(error) for word in ("malformed", "not a database", "corrupt")
+    ):
+        # the stores name their file themselves; this is what reached SQLite first (the ledger)
+        return f"the cycle's database is corrupt ({error})", _CORRUPT_HINT
     if not isinstance(error, OSError):
         return None
     where = f": {_short(error.filename)}" if error.filename is not None else ""
@@ -112,6 +112,11 @@ def system_error(error: BaseException) -> tuple[str, str] | None:
 
 
 _DISK_HINT = "free some disk space, then run the same command again"
+_CORRUPT_HINT = (
+    "restore the home's vwt.sqlite from a backup, or save what is readable with `sqlite3 "
+    "vwt.sqlite .recover | sqlite3 recovered.sqlite` and move recovered.sqlite in its place "
+    "(the ledger's checkpoint then tells whether anything was lost)"
+)
 
 
 def _short(filename: object, limit: int = 80) -> str:
@@ -140,7 +145,7 @@ def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-SYSTEM_ERRORS = (OSError, ValueError, sqlite3.OperationalError)
+SYSTEM_ERRORS = (OSError, ValueError, sqlite3.DatabaseError)
 """Error classes that may hold a :func:`system_error` (and otherwise are programming errors)."""
 
 

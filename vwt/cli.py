@@ -101,8 +101,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "sim": (
         "vwt.cmd_sim",
         "app",
-        "The simulated models: list them, or serve them over loopback HTTP as an "
-        "OpenAI-compatible API with fault injection. Sim numbers say nothing about real models.",
+        "The simulated models: list them, or serve them over loopback HTTP in the OpenAI, "
+        "Anthropic and Gemini APIs with fault injection. Sim numbers say nothing about real "
+        "models.",
     ),
 }
 """Sub-command → (module, its Typer app or command function, the summary ``vwt --help``

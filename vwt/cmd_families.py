@@ -3,7 +3,6 @@ red-team gate over them."""
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
@@ -11,7 +10,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from benchmark import FAMILIES, Family, RedTeamReport, family_origin, redteam
-from vwt._common import AsJson, console, print_user_error, user_errors
+from vwt._common import console, print_user_error, user_errors
+from vwt._json_out import AsJson, emit_json
 
 app = typer.Typer(
     help="The task families: list them, or run the verifier red-team gate (the reference "
@@ -67,7 +67,7 @@ def list_cmd(as_json: AsJson = False) -> None:
     """
     families = [_family_json(FAMILIES[i]) for i in sorted(FAMILIES)]
     if as_json:
-        typer.echo(json.dumps({"families": families}, indent=2))
+        emit_json({"families": families})
         return
     table = Table("family", "from", "env", "kinds", "splits", "tools", "interface versions")
     for f in families:
@@ -138,7 +138,7 @@ def redteam_cmd(
     """
     report = redteam(family, tasks, seed)
     if as_json:
-        typer.echo(report.model_dump_json(indent=2))
+        emit_json(report.model_dump(mode="json"))
     else:
         _print_report(report)
     if not report.passed:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -14,7 +13,6 @@ from rich.text import Text
 
 from vwt._common import (
     DEFAULT_HOME,
-    AsJson,
     Home,
     RayAddress,
     console,
@@ -22,6 +20,7 @@ from vwt._common import (
     use_ray_address,
     user_errors,
 )
+from vwt._json_out import AsJson, emit_json
 
 if TYPE_CHECKING:
     from reports import ArmSummary, Cell
@@ -83,7 +82,7 @@ def _progress(as_json: bool, what: str) -> AbstractContextManager[Progress | Non
 
 
 def _emit(data: dict[str, Any]) -> None:
-    typer.echo(json.dumps(data, indent=2))
+    emit_json(data)
 
 
 def _print_run(execution: Execution, accounting: Accounting) -> None:
