@@ -108,7 +108,8 @@ def run_demo(
     # and two runs' matrices can be compared; a real cycle's draw is secret.
     targets = cycle.generate(max_conditions, draw_seed=spec.seed)
     say(f"{len(targets)} hidden target conditions generated from the cycle seed")
-    commitment = cycle.commit()
+    # The demo is a public cycle: its embedded spec's seed is printed in vwt's own files.
+    commitment = cycle.commit(public_seed=True)
     say(f"commitment published before any submission: {commitment}")
     cycle.transition(CycleState.open, "demo: submissions open")
     bundles = reference_bundles()

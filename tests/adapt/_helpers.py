@@ -37,7 +37,7 @@ def target(interface: str) -> Condition:
 
 def kit(interface: str, sample: int = 4, **kw: Any) -> AdaptationKit:
     """The adaptation kit of ``target(interface)`` in the full cycle."""
-    return AdaptationKit(target(interface), cycle_seed=SPEC.seed, sample=sample, **kw)
+    return AdaptationKit(target(interface), sample_seed=SPEC.seed, sample=sample, **kw)
 
 
 def gateway(tokens: int = 200_000, calls: int = 400, seconds: float = 600) -> MeteredGateway:

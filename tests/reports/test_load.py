@@ -41,7 +41,7 @@ def small_release(
     spec = CycleSpec.model_validate(data)
     cycle = Cycle.init(home, spec)
     cycle.generate(single_axis_targets(spec))
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open)
     for bundle in reference_bundles():
         if bundle.manifest.name in submissions:

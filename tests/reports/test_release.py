@@ -240,7 +240,7 @@ def test_window_overrides_and_late_submissions_are_released(
     spec = small_spec(opens_at="2998-01-01T00:00:00Z", closes_at="2999-01-01T00:00:00Z")
     cycle = Cycle.init(tmp_path / "home", spec)
     cycle.generate(single_axis_targets(spec))
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open, "early, for the test", override_window=True)
     *on_time, late = reference_bundles()
     for bundle in on_time:

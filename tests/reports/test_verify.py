@@ -171,7 +171,7 @@ def revealed_cycle(
     spec = small_spec(cycle_id)
     cycle = Cycle.init(home, spec, key_path=key_path)
     cycle.generate(single_axis_targets(spec))
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open)
     for bundle in reference_bundles():
         submit(cycle, bundle)
