@@ -24,7 +24,7 @@ from typing import Any
 import rfc8785
 from pydantic import BaseModel, ConfigDict, Field
 
-from adapt._access import AccessLog, AdaptationKit, sealed_reads
+from adapt._access import ADAPT_SPLIT, AccessLog, AdaptationKit, sealed_reads
 from adapt._bundle import AdaptedBundle
 from adapt._declared import declared_procedures
 from adapt._human import export_kit, import_adapted
@@ -167,10 +167,11 @@ def record_adaptation(
 
 
 def make_kit(cycle: Cycle, target: Target, log: AccessLog | None = None) -> AdaptationKit:
-    """The adaptation kit of ``target`` in ``cycle`` (its sample size and interfaces)."""
+    """The adaptation kit of ``target`` in ``cycle`` (its sample size and interfaces), its
+    sample drawn from the cycle's secret kit seed."""
     return AdaptationKit(
         target.condition,
-        cycle_seed=cycle.spec.seed,
+        sample_seed=cycle.kit_seed(ADAPT_SPLIT),
         sample=cycle.spec.adaptation.sample_tasks,
         interfaces=cycle.spec.interfaces,
         target_id=target.id,
