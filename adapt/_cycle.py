@@ -135,6 +135,12 @@ def read_access_log(home: Path, parent: str, target: str) -> AccessLog:
     return AccessLog.from_json(json.loads(access_log_path(home, parent, target).read_text()))
 
 
+def _served(cycle: Cycle, target_id: str) -> list[Task]:
+    """The adaptation sample a kit of ``target_id`` serves (none for an unknown target)."""
+    target = next((t for t in cycle.targets() if t.id == target_id), None)
+    return make_kit(cycle, target).sample() if target is not None else []
+
+
 def record_adaptation(
     cycle: Cycle, bundle: Bundle, adapted: AdaptedBundle, log: AccessLog, sealed: list[Task]
 ) -> LedgerEntry:
@@ -156,7 +162,12 @@ def record_adaptation(
     ):
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, data)
-    leak = leak_verdict(leak_check(bundle.files, sealed), leak_check(adapted.bundle.files, sealed))
+    # The adapted bundle may hold what its kit served (the sample's text and answers).
+    served = _served(cycle, adapted.target)
+    leak = leak_verdict(
+        leak_check(bundle.files, sealed),
+        leak_check(adapted.bundle.files, sealed, served=served),
+    )
     m = bundle.manifest
     payload = adapted.ledger_payload(log) | {
         "submission": f"{m.name}@{m.version}",

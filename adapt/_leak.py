@@ -24,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from adapt._leak_answers import AnswerText, Form, distinctive, public_answers
+from adapt._leak_answers import AnswerText, Form, answer_forms, distinctive, public_answers
 from benchmark import Task, family
 
 NGRAM = 8
@@ -104,10 +104,13 @@ def _public_answers(family_ids: tuple[str, ...]) -> frozenset[Form]:
     return frozenset(public_answers(family_ids, PUBLIC_SAMPLE))
 
 
-def _answer_match(task: Task, texts: Mapping[str, AnswerText]) -> tuple[float, LeakMatch | None]:
-    """The share of ``task``'s distinctive answer values the artifacts hold, and the match if
-    it is leaked (None: it is not, or has too few values to tell, share -1)."""
-    own = distinctive(task, set(_public_answers((task.family,))))
+def _answer_match(
+    task: Task, texts: Mapping[str, AnswerText], known: frozenset[Form]
+) -> tuple[float, LeakMatch | None]:
+    """The share of ``task``'s distinctive answer values (beyond the ``known`` ones) the
+    artifacts hold, and the match if it is leaked (None: it is not, or has too few values to
+    tell, share -1)."""
+    own = distinctive(task, set(_public_answers((task.family,)) | known))
     if len(own) < MIN_ANSWER_VALUES:
         return -1.0, None
     held = {f: [p for p, t in texts.items() if t.holds(f)] for f in own}
@@ -124,26 +127,31 @@ def leak_check(
     sealed: Iterable[Task],
     *,
     public: Iterable[Task] | None = None,
+    served: Iterable[Task] = (),
     n: int = NGRAM,
     threshold: float = THRESHOLD,
 ) -> LeakReport:
     """Check ``artifacts`` (path → text; a bundle's ``files``) against the ``sealed`` tasks'
     request texts and reference answers. ``public`` requests (default: ``public_requests`` of
-    the sealed tasks' families) define the template text that does not count."""
+    the sealed tasks' families) define the template text that does not count; so do the text
+    and the answer values of the tasks the artifacts' author was ``served`` (an adaptation's
+    sample: an adapted bundle may hold what its kit gave it)."""
     if n < 1 or not 0 < threshold <= 1:
         raise ValueError("n must be at least 1 and the threshold in (0, 1]")
     sealed = list(sealed)
     if public is None:
         public = public_requests(t.family for t in sealed)
+    served = list(served)
     template: set[tuple[str, ...]] = set()
-    for t in public:
+    for t in (*public, *served):
         template |= ngrams(t.instruction, n)
+    known = frozenset(f for t in served for f in answer_forms(t))
     grams = {path: ngrams(text, n) - template for path, text in artifacts.items()}
     every = set().union(*grams.values()) if grams else set()
     texts = {path: AnswerText([text]) for path, text in artifacts.items()}
     matches, top, blind, answers_top, answers_blind = [], 0.0, 0, 0.0, 0
     for task in sealed:
-        share, answer = _answer_match(task, texts)
+        share, answer = _answer_match(task, texts, known)
         if share < 0:
             answers_blind += 1
         answers_top = max(answers_top, share)

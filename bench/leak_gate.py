@@ -4,7 +4,8 @@ Run: .venv/bin/python bench/leak_gate.py [--seeds 10] [--tasks 24] [--sample 8]
 
 Honest artifacts: the four reference submissions, frozen and adapted by their built-in
 procedures (sim models through litellm, in-process) to every single-axis target of the
-embedded default cycle, each checked against the sealed tasks of every built-in family under
+embedded default cycle (an adapted set with the sample its kit served, as `vwt adapt` checks
+it), each checked against the sealed tasks of every built-in family under
 --seeds cycle seeds (--tasks per family). A flag on any of them is a false positive; the bench
 prints how many (bundle, seeds) checks flagged, by request text and by answer. Leaked artifacts:
 per seed and family, the prompt-recipe bundle plus a file holding the reference answers of
@@ -33,14 +34,19 @@ from adapt import (
     leak_check,
 )
 from adapt._leak_answers import distinctive, public_answers
-from benchmark import FAMILIES, default_cycle_spec_path
+from benchmark import FAMILIES, Task, default_cycle_spec_path
 from conditions import CycleSpec, generate_targets
 from submissions import Bundle, reference_bundles
 
+Honest = tuple[str, dict[str, str], list[Task]]
+"""An honest artifact set: its label, its files and the tasks its kit served (none: frozen)."""
 
-def _honest(spec: CycleSpec, sample: int) -> list[tuple[str, dict[str, str]]]:
-    """(label, files) of every reference bundle, frozen and adapted to each single-axis target."""
-    out = [(f"{b.manifest.name} frozen", dict(b.files)) for b in reference_bundles()]
+
+def _honest(spec: CycleSpec, sample: int) -> list[Honest]:
+    """Every reference bundle, frozen and adapted to each single-axis target."""
+    out: list[Honest] = [
+        (f"{b.manifest.name} frozen", dict(b.files), []) for b in reference_bundles()
+    ]
     targets = [t for t in generate_targets(spec) if len(t.varied) == 1]
     for bundle in reference_bundles():
         for target in targets:
@@ -53,7 +59,7 @@ def _honest(spec: CycleSpec, sample: int) -> list[tuple[str, dict[str, str]]]:
             gateway = MeteredGateway(Budget.from_spec(spec.adaptation), endpoints=spec.endpoints)
             adapted = adapt_bundle(bundle, kit, gateway, declared_procedures(bundle))
             label = f"{bundle.manifest.name} → {'+'.join(target.varied)}"
-            out.append((label, dict(adapted.bundle.files)))
+            out.append((label, adapted.bundle.files, kit.sample()))
     return out
 
 
@@ -88,8 +94,8 @@ def main() -> None:
         top_request = top_answer = 0.0
         for seed in range(1, args.seeds + 1):
             sealed = [t for f in FAMILIES.values() for t in f.tasks("sealed", args.tasks, seed)]
-            for label, files in honest:
-                report = leak_check(files, sealed)
+            for label, files, served in honest:
+                report = leak_check(files, sealed, served=served)
                 checks += 1
                 kinds = {m.kind for m in report.matches}
                 by_request += "request" in kinds

@@ -9,7 +9,7 @@ from conditions._commitment import (
     SignedCommitment,
 )
 from conditions._condition import AXES, Condition, ModelAxis, TaskFamilyAxis, keyed_condition_id
-from conditions._cycle import ADAPTATION_EVENT, Cycle
+from conditions._cycle import ADAPTATION_EVENT, TRIAL_MACS, Cycle
 from conditions._home import CycleHome
 from conditions._keys import PASSPHRASE_ENV, fingerprint, verify_signature
 from conditions._ledger import GENESIS, Ledger, LedgerCheckpoint, LedgerEntry, LedgerMark
@@ -49,6 +49,7 @@ __all__ = [
     "NEXT_STEP",
     "PASSPHRASE_ENV",
     "PUBLIC_SEEDS",
+    "TRIAL_MACS",
     "Adaptation",
     "Catalogue",
     "CatalogueModel",

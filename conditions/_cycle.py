@@ -39,6 +39,10 @@ names the frozen ``parent`` bundle hash, the ``target`` id and the ``adapted`` b
 _SUBMISSION_EVENT = "submission.received"
 """``submissions.SUBMISSION_EVENT`` (the submissions package builds on this one)."""
 
+TRIAL_MACS = "trial_macs"
+"""Key of the ``cycle.init`` payload saying the cycle's trial store authenticates every record
+(with ``Ledger.mac``): a cycle started by an older vwt has no such records to demand."""
+
 _COUNTS = ("expected", "valid", "invalid", "missing", "unexpected")
 """Accounting counts a ``run.<phase>`` ledger entry must carry."""
 
@@ -65,12 +69,15 @@ class Cycle:
         force: bool = False,
         key_path: Path | None = None,
         passphrase: str | None = None,
+        kit_secret: bytes | None = None,
     ) -> Cycle:
         """Start a cycle in ``home`` (state draft); create a key unless ``key_path`` holds one.
 
         Refuses a home that already holds a cycle unless ``force``, which moves the old cycle's
         files to ``home/superseded/<time>/``. A new key is written 0600, encrypted if a
-        passphrase is given.
+        passphrase is given. The kit secret (``conditions._kitseed``) is drawn fresh, unless
+        ``kit_secret`` (32 bytes) is given: only for a public cycle whose runs must repeat, as
+        ``vwt demo``'s.
         """
         paths = CycleHome(home)
         if paths.exists() and not force:
@@ -92,7 +99,7 @@ class Cycle:
             created_at=now_rfc3339(),
         )
         write_json(paths.record, record, private=True)
-        create_kit_secret(paths.kit_secret)
+        create_kit_secret(paths.kit_secret, kit_secret)
         cycle = cls(home, record, passphrase)
         cycle._key = key
         cycle.ledger.append(
@@ -101,6 +108,7 @@ class Cycle:
                 "cycle": spec.cycle,
                 "spec_sha256": sha256_hex(canonical(spec.model_dump(mode="json"))),
                 "public_key": record.public_key,
+                TRIAL_MACS: True,
             },
         )
         cycle.ledger.append(STATE_EVENT, {"from": None, "to": "draft", "note": "initialised"})

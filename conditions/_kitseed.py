@@ -27,18 +27,21 @@ _DOMAIN = b"vwt/kit-seed"
 _RESTORE = "restore operator/kit.secret from a backup of the cycle home"
 
 
-def create_kit_secret(path: Path) -> bytes:
-    """The kit secret at ``path``, created (0600, 32 random bytes as hex) if absent.
+def create_kit_secret(path: Path, secret: bytes | None = None) -> bytes:
+    """The kit secret at ``path``, created (0600, 32 random bytes as hex, or ``secret``) if
+    absent.
 
     Safe against a concurrent creator: the new secret is written to a private temporary file
     and linked into place, so whoever links first wins and every caller reads the same secret.
     """
+    if secret is not None and len(secret) != _BYTES:
+        raise ValueError(f"a kit secret is {_BYTES} bytes")
     if not path.exists():
         tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
         fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
         try:
             os.fchmod(fd, 0o600)
-            os.write(fd, secrets.token_hex(_BYTES).encode() + b"\n")
+            os.write(fd, (secret or secrets.token_bytes(_BYTES)).hex().encode() + b"\n")
             os.fsync(fd)
         finally:
             os.close(fd)

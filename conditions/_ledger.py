@@ -267,6 +267,12 @@ class Ledger:
         body = LedgerCheckpoint.body(seq, head, prev, pending)
         return hmac.new(self._key(create=create), body, hashlib.sha256).hexdigest()
 
+    def mac(self, data: bytes) -> str:
+        """HMAC-SHA256 (hex) of ``data`` under the ledger key, for records kept beside the
+        ledger (the trial store's); ``data`` starts with a domain of the caller's own, so it
+        never reads as a checkpoint (canonical JSON). ConditionsError if the key is missing."""
+        return hmac.new(self._key(create=False), data, hashlib.sha256).hexdigest()
+
     def _write_checkpoint(self, seq: int, head: str, prev: str, *, pending: bool) -> None:
         assert self.checkpoint_path is not None
         mac = self._mac(seq, head, prev, pending, create=seq == 0)

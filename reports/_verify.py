@@ -22,6 +22,7 @@ from reports._accounting import PhaseAccounting
 from reports._adapted import check_access_log, sealed_of
 from reports._complete import check_complete
 from reports._matrix import Cell, build_matrix
+from reports._pins import check_pins
 from reports._published import (
     REPUBLISH,
     FileRef,
@@ -85,6 +86,11 @@ class VerifiedRelease(BaseModel):
         description="Interface version files, each equal to the release's definition."
     )
     window_overrides: tuple[WindowOverride, ...] = Field(description="As the release states.")
+    ledger_pinned: tuple[str, ...] = Field(
+        default=(),
+        description="Phases whose released trials recompute the digest the cycle's ledger "
+        "pinned (format 6).",
+    )
 
 
 def _first_errors(e: ValidationError) -> str:
@@ -134,7 +140,8 @@ def _format_version(data: bytes) -> int | None:
 
 
 def _check_signature(signed: SignedRelease, expected_key: str | None) -> None:
-    data = rfc8785.dumps(signed.release.model_dump(mode="json"))
+    # What was read, no more: a format-5 statement signed without the fields 6 added.
+    data = rfc8785.dumps(signed.release.model_dump(mode="json", exclude_unset=True))
     if not verify_signature(signed.public_key, data, signed.signature):
         raise ReportError(
             "the release's signature does not verify under its public key "
@@ -400,8 +407,10 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
     submission × target, each with the access log the release pins and no read of a sealed
     task; that the burned marks follow from the trials; that every record's trace is published
     and hashes to its pin (a missing trace fails); that every bundle a trial used is published
-    and its recomputed hash is its own; and that every interface file is the version file of
-    the release's definition. Raises ReportError saying what failed, naming the file.
+    and its recomputed hash is its own; that every interface file is the version file of
+    the release's definition; and (format 6) that the trials of each pinned phase, with the
+    attempts the release withholds, recompute the digest the cycle's ledger pinned. Raises
+    ReportError saying what failed, naming the file.
     """
     signed = read_release(path)
     file = path / RELEASE_FILE if path.is_dir() else path
@@ -432,6 +441,9 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
     bundles = [s.bundle_hash for s in r.submissions] + [a.adapted for a in r.adaptations]
     artifacts = check_artifacts(folder, r.artifacts, released_bundles(records, bundles))
     interface_files = check_interfaces(folder, r.interface_files, r.interfaces)
+    if r.v < 6 and r.records:
+        raise ReportError(f"a format-{r.v} release carries no ledger pins", REPUBLISH)
+    pinned = check_pins(r.records, records)
     return VerifiedRelease(
         path=file,
         cycle=r.cycle,
@@ -460,4 +472,5 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
         artifacts=artifacts,
         interface_files=interface_files,
         window_overrides=r.window_overrides,
+        ledger_pinned=pinned,
     )

@@ -19,6 +19,17 @@ from runner._phase import (
     run_phase,
     store_for,
 )
+from runner._pin import (
+    PIN_FIELD,
+    RecordsPin,
+    checked_records,
+    checked_rows,
+    cycle_store,
+    last_pin,
+    latest,
+    pin_phase,
+    records_digest,
+)
 from runner._plan import plan_phase
 from runner._ray import ADDRESS_ENV, start_ray
 from runner._records import Batch, TrialRecord, TrialSpec, trial_key
@@ -27,7 +38,7 @@ from runner._sandbox_base import ExecResult, Mount, Sandbox
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import DEFAULT_IMAGE, docker_status, remove_stale_sandboxes
 from runner._sandbox_local import LocalSandbox
-from runner._store import TrialStore
+from runner._store import StoredRow, TrialStore, canonical_record, record_leaf
 from runner._worker import run_batch, stream_batch
 from runner.errors import RunnerError
 
@@ -37,6 +48,7 @@ __all__ = [
     "EXECUTOR_ENV",
     "LOCK_NAME",
     "MAX_ATTEMPTS",
+    "PIN_FIELD",
     "Accounting",
     "Batch",
     "CellAccounting",
@@ -47,15 +59,21 @@ __all__ = [
     "LocalSandbox",
     "Mount",
     "Progress",
+    "RecordsPin",
     "RunInterrupted",
     "RunnerError",
     "Sandbox",
     "SandboxKind",
+    "StoredRow",
     "TrialRecord",
     "TrialSpec",
     "TrialStore",
     "account",
+    "canonical_record",
     "check_evaluation_size",
+    "checked_records",
+    "checked_rows",
+    "cycle_store",
     "dev_condition",
     "dev_store",
     "docker_status",
@@ -63,9 +81,14 @@ __all__ = [
     "execute",
     "home_lock",
     "invalid_trials_error",
+    "last_pin",
+    "latest",
     "make_sandbox",
     "phase_accounting",
+    "pin_phase",
     "plan_phase",
+    "record_leaf",
+    "records_digest",
     "remove_stale_sandboxes",
     "resolve_sandbox_kind",
     "run_batch",

@@ -178,6 +178,11 @@ def verify(
         "interface version files, each the release's definition",
         highlight=False,
     )
+    pinned = ", ".join(v.ledger_pinned) or "none (a release from before ledger pins)"
+    console.print(
+        f"ledger pins: the trials of {pinned} recompute the digest the cycle's ledger pinned",
+        highlight=False,
+    )
     if v.accepted_invalid:
         console.print(
             f"[bold yellow]accepted invalid:[/] {v.invalid_trials} invalid trials published by "

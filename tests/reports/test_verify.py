@@ -38,9 +38,12 @@ from reports._matrix import build_matrix
 from reports._release import burned_names
 from reports._traces import compress_trace, trace_name
 from runner import (
+    PIN_FIELD,
     TrialRecord,
+    cycle_store,
     evaluation_conditions,
     phase_accounting,
+    pin_phase,
     plan_phase,
     store_for,
     trial_key,
@@ -88,10 +91,12 @@ def as_invalid(record_json: str) -> str:
 
 
 def record_run(cycle: Cycle, phase: str) -> None:
-    """Append the ``run.<phase>`` ledger entry a real run appends: the phase's accounting."""
+    """Append the ``run.<phase>`` ledger entry a real run appends: the phase's accounting and
+    the pin of its records."""
     acc = phase_accounting(cycle, phase)
     payload = {**acc.model_dump(mode="json"), "complete": acc.complete, "clean": acc.clean}
-    cycle.ledger.append(f"run.{phase}", payload)
+    pin = pin_phase(cycle, phase)[1].model_dump(mode="json")
+    cycle.ledger.append(f"run.{phase}", payload | {PIN_FIELD: pin})
 
 
 def run_in_process(
@@ -131,7 +136,7 @@ def run_in_process(
 
     rows = [row for batch in asyncio.run(run_all()) for row in batch]
     rows = [(as_invalid(r) if invalid(json.loads(r)) else r, t) for r, t in rows]
-    store_for(cycle.home).insert((TrialRecord.model_validate_json(r), t) for r, t in rows)
+    cycle_store(cycle).insert((TrialRecord.model_validate_json(r), t) for r, t in rows)
     record_run(cycle, phase)
 
 
