@@ -1,11 +1,12 @@
 """The leak gate's false-positive rate on honest artifacts, and its hits on leaked ones.
 
-Run: .venv/bin/python bench/leak_gate.py [--seeds 10] [--tasks 24] [--sample 8]
+Run: .venv/bin/python bench/leak_gate.py [--seeds 10] [--tasks 24] [--sample 8] [--kit 1]
 
 Honest artifacts: the four reference submissions, frozen and adapted by their built-in
 procedures (sim models through litellm, in-process) to every single-axis target of the
 embedded default cycle (an adapted set with the sample its kit served, as `vwt adapt` checks
-it), each checked against the sealed tasks of every built-in family under
+it; the kits' samples drawn from --kit, as a cycle's kit secret would draw them), each checked
+against the sealed tasks of every built-in family under
 --seeds cycle seeds (--tasks per family). A flag on any of them is a false positive; the bench
 prints how many (bundle, seeds) checks flagged, by request text and by answer. Leaked artifacts:
 per seed and family, the prompt-recipe bundle plus a file holding the reference answers of
@@ -17,6 +18,7 @@ check.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import time
@@ -42,7 +44,7 @@ Honest = tuple[str, dict[str, str], list[Task]]
 """An honest artifact set: its label, its files and the tasks its kit served (none: frozen)."""
 
 
-def _honest(spec: CycleSpec, sample: int) -> list[Honest]:
+def _honest(spec: CycleSpec, sample: int, draw: int) -> list[Honest]:
     """Every reference bundle, frozen and adapted to each single-axis target."""
     out: list[Honest] = [
         (f"{b.manifest.name} frozen", dict(b.files), []) for b in reference_bundles()
@@ -52,7 +54,9 @@ def _honest(spec: CycleSpec, sample: int) -> list[Honest]:
         for target in targets:
             kit = AdaptationKit(
                 target.condition,
-                sample_seed=int.from_bytes(os.urandom(32), "big"),
+                sample_seed=int.from_bytes(
+                    hashlib.sha256(f"{draw}/{target.condition.id}".encode()).digest(), "big"
+                ),
                 sample=sample,
                 interfaces=spec.interfaces,
             )
@@ -84,11 +88,12 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--tasks", type=int, default=24)
     parser.add_argument("--sample", type=int, default=8)
+    parser.add_argument("--kit", type=int, default=1, help="what the kits' samples are drawn from")
     args = parser.parse_args()
     spec = CycleSpec.load(default_cycle_spec_path())
     with bench_run("leak gate: false positives on honest artifacts, hits on leaked answers"):
         start = time.perf_counter()
-        honest = _honest(spec, args.sample)
+        honest = _honest(spec, args.sample, args.kit)
         print(f"{len(honest)} honest artifact sets ({time.perf_counter() - start:.0f} s to adapt)")
         checks = by_request = by_answer = 0
         top_request = top_answer = 0.0

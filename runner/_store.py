@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import hmac
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -49,13 +50,15 @@ def record_leaf(canonical: bytes) -> bytes:
 
 
 class StoredRow(NamedTuple):
-    """One stored attempt as it is in the store: its indexed columns, place, MAC and record."""
+    """One stored attempt as it is in the store: its indexed columns, place, MAC and record,
+    the record's leaf hash, and whether the MAC is the record's under the store's ``mac``."""
 
     columns: dict[str, Any]
     seq: int | None
     mac: str | None
     record: TrialRecord
     leaf: bytes
+    signed: bool
 
 
 _TRIALS = """
@@ -284,9 +287,20 @@ class TrialStore:
                     "it was edited outside vwt: restore the store from a backup, or treat the "
                     "cycle's results as compromised",
                 ) from None
-            leaf = record_leaf(canonical_record(record))
-            out.append(StoredRow(columns, seq, mac, record, leaf))
+            out.append(StoredRow(columns, seq, mac, record, *self._leaf(text, record, mac)))
         return out
+
+    def _leaf(self, text: str, record: TrialRecord, mac: str | None) -> tuple[bytes, bool]:
+        """The leaf hash of a stored record and whether ``mac`` is its MAC. A record stored by
+        this vwt is canonical JSON already: when the MAC of its text verifies, its text is the
+        canonical form and is not computed again (the slow part of reading)."""
+        if mac is None or self.mac is None:
+            return record_leaf(canonical_record(record)), False
+        raw = record_leaf(text.encode())
+        if hmac.compare_digest(self.mac(raw), mac):
+            return raw, True
+        leaf = record_leaf(canonical_record(record))
+        return leaf, hmac.compare_digest(self.mac(leaf), mac)
 
     def trace(self, sha256: str) -> bytes | None:
         """The trace (messages JSON) with this hash, or None."""
