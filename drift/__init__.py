@@ -31,6 +31,16 @@ from drift._version import (
     InterfaceVersion,
     ServedInterface,
 )
+from drift._yardstick import (
+    Half,
+    RealPair,
+    Score,
+    find_yardstick,
+    flagged,
+    half_of,
+    load_pairs,
+    score,
+)
 from drift.errors import DriftError, ToolCallError
 
 __all__ = [
@@ -50,6 +60,7 @@ __all__ = [
     "Flatten",
     "FractionPercent",
     "GenerateConfig",
+    "Half",
     "IdentifierSwap",
     "InterfaceVersion",
     "Nest",
@@ -57,11 +68,13 @@ __all__ = [
     "OpSpec",
     "Operator",
     "PageSizeChange",
+    "RealPair",
     "RenameEnumValues",
     "RenameField",
     "RenameTool",
     "Reorder",
     "RewordDescription",
+    "Score",
     "ServedInterface",
     "SignConvention",
     "TimezoneChange",
@@ -76,8 +89,12 @@ __all__ = [
     "convert",
     "create_private_file",
     "deeper_than",
+    "find_yardstick",
+    "flagged",
     "generate",
+    "half_of",
     "load_op_specs",
+    "load_pairs",
     "load_tool_list",
     "load_version_file",
     "parse_op_spec",
@@ -85,6 +102,7 @@ __all__ = [
     "read_base",
     "read_convention",
     "read_stated",
+    "score",
     "unit_in",
     "write_atomic",
 ]
