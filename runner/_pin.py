@@ -100,7 +100,7 @@ def _altered(row: StoredRow, why: str) -> RunnerError:
     )
 
 
-def _check_row(cycle: Cycle, row: StoredRow, *, macs: bool) -> None:
+def _check_row(row: StoredRow, *, macs: bool) -> None:
     if row.record.row() != row.columns:
         raise _altered(row, "its indexed columns differ from its record")
     if row.seq is None:
@@ -134,7 +134,7 @@ def checked_rows(
     pin = pinned[1] if pinned else None
     through = pin.through if pin else -1
     for row in rows:
-        _check_row(cycle, row, macs=macs)
+        _check_row(row, macs=macs)
     _one_valid(rows)
     if pinned is not None and pin is not None:
         entry = pinned[0]
@@ -194,7 +194,8 @@ def checked_records(
     """The records of ``phase`` (every phase when None), one per key as
     ``TrialStore.records`` selects them, after ``checked_rows`` found the store intact."""
     store = cycle_store(cycle)
-    phases = [phase] if phase is not None else store.phases()
+    # a phase whose every record was deleted is no longer in the store: check it all the same
+    phases = [phase] if phase is not None else sorted({"frozen", "adapted", *store.phases()})
     out: list[TrialRecord] = []
     for p in phases:
         if p not in ("frozen", "adapted"):

@@ -2,7 +2,8 @@
 whose trials are not the ones the ledger pinned fails `vwt report verify`.
 
 What is edited: one stored outcome turned from failure into success (the record's JSON and its
-indexed column), a record removed, a record's MAC stripped, an unsigned record added. What is
+indexed column), the same with its MAC stripped, a record removed, a whole phase removed, a
+second valid attempt added. What is
 not an edit: the same record stored in another JSON layout (its content, hence its leaf hash,
 is the same) — that one every reader still takes.
 """
@@ -83,6 +84,13 @@ def removed(db: sqlite3.Connection) -> str:
     return str(key)
 
 
+def a_whole_phase_removed(db: sqlite3.Connection) -> str:
+    """Every adapted record deleted (the phase is then not in the store at all)."""
+    (key,) = db.execute("SELECT key FROM trials WHERE phase = 'adapted' LIMIT 1").fetchone()
+    db.execute("DELETE FROM trials WHERE phase = 'adapted'")
+    return str(key)
+
+
 def added_attempt(db: sqlite3.Connection) -> str:
     """A second, valid attempt added to a trial whose first failed, with its index dropped."""
     key, attempt, record = _failure(db)
@@ -101,6 +109,7 @@ EDITS = [
     (to_success, r"was altered after it was stored \(its MAC does not verify\)"),
     (unsigned_success, r"was altered after it was stored \(it has no MAC\)"),
     (removed, r"differ from those ledger entry \d+ \(run.frozen\) pinned: \d+ attempts where"),
+    (a_whole_phase_removed, r"\(run.adapted\) pinned: 0 attempts where it pinned \d+"),
     (added_attempt, r"holds two valid attempts of one trial"),
 ]
 
@@ -131,7 +140,8 @@ def test_every_reader_of_trials_refuses_an_edited_store_in_one_line(
         assert "restore the home's vwt.sqlite from a backup" in lines[1]
     cycle = Cycle.open(home)
     with pytest.raises(RunnerError):
-        phase_accounting(cycle, "frozen")
+        for phase in ("frozen", "adapted"):
+            phase_accounting(cycle, phase)
     assert not (cycle.paths.public / "release.json").exists()
     assert cycle.state == CycleState.revealed
 
@@ -222,4 +232,4 @@ def test_a_release_of_format_5_still_verifies(home: Path, tmp_path: Path) -> Non
     v = verify_release(pub)
     assert v.ledger_pinned == () and v.trials == len(store_for(home).records())
     code, out = vwt("report", "verify", str(pub))
-    assert code == 0 and "ledger pins: the trials of none" in out, out
+    assert code == 0 and "ledger pins: none (a release of format 5" in out, out
