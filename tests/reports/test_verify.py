@@ -560,12 +560,14 @@ def test_a_release_resigned_at_a_smaller_size_fails_naming_the_committed_one(
     keep: Callable[[Json], bool],
 ) -> None:
     # The operator rebuilds the release at a smaller size than committed: trials cut to match,
-    # accounting, cells and size consistent with them, pinned and signed.
+    # accounting, cells and size consistent with them, pinned and signed — and the ledger's pins
+    # dropped, which the cut trials no longer match.
     def shrink(s: Json) -> None:
         s["evaluation"].update(smaller)
         _accounted_by_records(s, pub)
         _recomputed_cells(s, pub)
         s["sandboxes"] = {"local": s["n_trials"]}
+        s["records"] = []
 
     _edit_trials(pub, lambda lines: [r for r in lines if keep(r)])
     _edit(pub, shrink, sign=cycle.sign)
@@ -579,6 +581,7 @@ def test_a_release_resigned_at_a_smaller_size_fails_naming_the_committed_one(
     monkeypatch.setattr(reports._verify, "_check_evaluation", lambda r, verified: None)
     v = verify_release(pub)
     assert (v.tasks_per_split, v.k) == (size["tasks_per_split"], size["k"])
+    assert v.ledger_pinned == ()  # and that its trials are no longer the ones the ledger pinned
 
 
 def test_the_verified_size_is_the_committed_one(pub: Path, cycle: Cycle) -> None:
@@ -674,6 +677,7 @@ def test_two_submissions_sharing_a_name_keep_their_own_cells(pub: Path, cycle: C
         for c in (*s["cells"], *s["adaptations"]):
             c["submission"] = name if c["submission"] == impostor else c["submission"]
         _pin_trials(s, pub)
+        s["records"] = []  # the renamed trials are not the ones the ledger pinned
 
     _edit_trials(pub, rename)
     _edit(pub, rename_statement, sign=cycle.sign)
