@@ -126,7 +126,8 @@ class AdaptationKit:
     bundle's files through ``artifact``. Anything else — a sealed task above all — is refused
     with SealedRead, after the refusal is logged. ``sample_seed`` draws the adapt split (a
     cycle's ``kit_seed('adapt')``; never its cycle seed). ``target_id`` names the target in
-    records (a committed target's keyed id; default: the condition's public id).
+    records (a committed target's keyed id; default: the condition's public id); ``sandbox``
+    where the code this adaptation runs (its sample's trials, the submitter's command) runs.
     """
 
     def __init__(
@@ -139,12 +140,16 @@ class AdaptationKit:
         interfaces: Sequence[InterfaceVersion] = (),
         target_id: str | None = None,
         log: AccessLog | None = None,
+        sandbox: str = "auto",
     ) -> None:
         if sample < 1:
             raise AdaptError(f"an adaptation sample needs at least 1 task (got {sample})")
         self.target = target
         self.target_id = target_id or target.id
         self.log = log if log is not None else AccessLog()
+        self.sandbox = sandbox
+        """Where the sample's trials and a submitter's command run: 'auto' (Docker, or a
+        refusal), 'docker', or 'local' when the operator names it."""
         self._seed, self._n, self._examples = sample_seed, sample, examples
         self._families: dict[str, Family] = {f: family(f) for f in target.task_family.families}
         self._served: dict[str, ServedInterface] = {

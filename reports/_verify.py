@@ -29,6 +29,7 @@ from reports._published import (
     check_artifacts,
     check_interfaces,
     check_traces,
+    published_noise_checks,
     read_pinned,
     released_bundles,
 )
@@ -47,6 +48,8 @@ MAX_RELEASE_BYTES = MAX_FILE_BYTES
 MAX_TRIALS_BYTES = 1024 * 1024 * 1024
 """Largest trials file read."""
 FORMAT = ReleaseStatement.model_fields["v"].default
+OLDEST_FORMAT = 6
+"""The oldest release format this vwt reads (6: closed-form cell statistics; 7 adds pins)."""
 """The release format this vwt builds and reads."""
 
 
@@ -89,7 +92,7 @@ class VerifiedRelease(BaseModel):
     ledger_pinned: tuple[str, ...] = Field(
         default=(),
         description="Phases whose released trials recompute the digest the cycle's ledger "
-        "pinned (format 6).",
+        "pinned (format 7).",
     )
 
 
@@ -110,10 +113,12 @@ def read_release(path: Path) -> SignedRelease:
         return SignedRelease.model_validate_json(data)
     except ValidationError as e:
         version = _format_version(data)
-        if version is not None and version < FORMAT:
+        if version is not None and version < OLDEST_FORMAT:
             raise ReportError(
                 f"release {file} is format v{version}, built by an older vwt; this vwt reads "
-                f"v{FORMAT} (which publishes traces, artifacts and interface files)",
+                f"v{OLDEST_FORMAT} and later (whose cell statistics are closed-form: stratified "
+                "t intervals, "
+                "the critical test, Fieller retention)",
                 "rebuild it with `vwt report build` (the operator), or read it with the vwt "
                 "that built it",
             ) from None
@@ -140,7 +145,7 @@ def _format_version(data: bytes) -> int | None:
 
 
 def _check_signature(signed: SignedRelease, expected_key: str | None) -> None:
-    # What was read, no more: a format-5 statement signed without the fields 6 added.
+    # What was read, no more: a format-6 statement signed without the fields 7 added.
     data = rfc8785.dumps(signed.release.model_dump(mode="json", exclude_unset=True))
     if not verify_signature(signed.public_key, data, signed.signature):
         raise ReportError(
@@ -321,15 +326,16 @@ def _differing_field(a: Cell, b: Cell) -> str:
     return next((k for k in da if da[k] != db.get(k)), "metrics")
 
 
-def _check_cells(r: ReleaseStatement, records: list[TrialRecord]) -> list[Cell]:
+def _check_cells(
+    r: ReleaseStatement, records: list[TrialRecord], noise_checks: frozenset[str]
+) -> list[Cell]:
     cells = build_matrix(
         records,
         conditions={c.id: c.condition for c in r.conditions},
         source_id=r.conditions[0].id,
-        seed=r.seed,
-        bootstrap=r.bootstrap,
         fdr_q=r.fdr_q,
         adaptations=r.adaptations,
+        noise_checks=noise_checks,
     )
     got = {(c.phase, c.condition_id, c.bundle_hash): c for c in r.cells}
     if len(got) != len(r.cells):
@@ -408,7 +414,7 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
     task; that the burned marks follow from the trials; that every record's trace is published
     and hashes to its pin (a missing trace fails); that every bundle a trial used is published
     and its recomputed hash is its own; that every interface file is the version file of
-    the release's definition; and (format 6) that the trials of each pinned phase, with the
+    the release's definition; and (format 7) that the trials of each pinned phase, with the
     attempts the release withholds, recompute the digest the cycle's ledger pinned. Raises
     ReportError saying what failed, naming the file.
     """
@@ -436,12 +442,15 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
             REPUBLISH,
         )
     _check_interfaces(r, records)
-    cells = _check_cells(r, records)
     traces = check_traces(folder, records)
     bundles = [s.bundle_hash for s in r.submissions] + [a.adapted for a in r.adaptations]
     artifacts = check_artifacts(folder, r.artifacts, released_bundles(records, bundles))
+    noise_checks = published_noise_checks(
+        folder, r.artifacts, [s.bundle_hash for s in r.submissions]
+    )
+    cells = _check_cells(r, records, noise_checks)
     interface_files = check_interfaces(folder, r.interface_files, r.interfaces)
-    if r.v < 6 and r.records:
+    if r.v < 7 and r.records:
         raise ReportError(f"a format-{r.v} release carries no ledger pins", REPUBLISH)
     pinned = check_pins(r.records, records)
     return VerifiedRelease(

@@ -24,6 +24,7 @@ from benchmark import (
     load_litellm,
     run_trial,
     serve,
+    wire_format,
 )
 from benchmark._seeds import request_seed
 from benchmark.harness import AgentArtifacts, harness_version
@@ -78,6 +79,7 @@ def _record(
         seed=spec.seed,
         model=c.model.model,
         provider=c.provider,
+        wire=wire_format(c.model.model),
         harness=c.harness,
         tool_interfaces=dict(c.tool_interface),
         schema_digests={fam.env_id: served.digest},
@@ -128,8 +130,7 @@ async def run_batch_async(
     files = backend_files(fam)
     mounts = [Mount(host, target) for target, host in files.items()]
     sandbox = make_sandbox(sandbox_kind, mounts=mounts)
-    # Locally, the host interpreter in isolated mode runs the stdlib-only backend.
-    python = [sys.executable, "-I", "-S"] if sandbox.kind == "local" else ["python3"]
+    python = list(sandbox.python)  # the interpreter for the stdlib-only backend
     limit = asyncio.Semaphore(concurrency)
     node = _ray_node()
     # Requests carry the trial seed (shared by every arm) and the arm, so that arms share

@@ -23,7 +23,8 @@ from conditions import (
     CycleState,
     fresh_seed,
 )
-from vwt._common import DEFAULT_HOME, AsJson, Home, console, user_errors
+from vwt._common import DEFAULT_HOME, Home, console, user_errors
+from vwt._json_out import AsJson, emit_json
 
 app = typer.Typer(
     help="Operators: start a release cycle, show its state, move it through its stages.",
@@ -147,7 +148,7 @@ def status(
     """Show the cycle's state, source condition, schedule, key and transition history."""
     cycle = Cycle.open(home)
     if as_json:
-        typer.echo(json.dumps(status_facts(cycle)))
+        emit_json(status_facts(cycle), indent=None)
         return
     spec = cycle.spec
     console.print(f"cycle [bold]{cycle.id}[/] in {home}: state [bold]{cycle.state}[/]")

@@ -218,18 +218,18 @@ def test_a_release_whose_trials_the_ledger_did_not_pin_fails_verify(
     assert code == 2 and "do not match the records the ledger pinned" in out, out
 
 
-def test_a_release_of_format_5_still_verifies(home: Path, tmp_path: Path) -> None:
-    """A release built before the pins (format 5, no `records`) verifies as it did."""
+def test_a_release_of_format_6_still_verifies(home: Path, tmp_path: Path) -> None:
+    """A release built before the pins (format 6, no `records`) verifies as it did."""
     cycle = Cycle.open(home)
     build_release(cycle)
     pub = Path(shutil.copytree(cycle.paths.public, tmp_path / "pub"))
     signed = json.loads((pub / "release.json").read_text())
-    old = {k: v for k, v in signed["release"].items() if k != "records"} | {"v": 5}
+    old = {k: v for k, v in signed["release"].items() if k != "records"} | {"v": 6}
     signed["release"] = old
     signed["signature"] = base64.b64encode(cycle.sign(rfc8785.dumps(old))).decode()
     (pub / "release.json").write_text(json.dumps(signed, indent=1))
-    assert read_release(pub).release.v == 5
+    assert read_release(pub).release.v == 6
     v = verify_release(pub)
     assert v.ledger_pinned == () and v.trials == len(store_for(home).records())
     code, out = vwt("report", "verify", str(pub))
-    assert code == 0 and "ledger pins: none (a release of format 5" in out, out
+    assert code == 0 and "ledger pins: none (a release of format 6" in out, out
