@@ -4,16 +4,13 @@ through the metered gateway, a backend in a local sandbox, the verifier and the 
 from __future__ import annotations
 
 import asyncio
-import sys
 
 from adapt._access import AdaptationKit
 from adapt._meter import MeteredGateway
 from benchmark import (
-    BackendProcess,
+    McpBackend,
     Task,
     TrialResult,
-    backend_argv,
-    backend_files,
     family,
     run_trial,
     stable_int,
@@ -32,28 +29,24 @@ async def _family_trials(
 ) -> list[tuple[Task, TrialResult]]:
     fam = family(tasks[0].family)
     served = kit.served(fam.env_id)
-    mounts = [Mount(host, target) for target, host in backend_files(fam).items()]
+    backend = McpBackend.of(fam)
     out: list[tuple[Task, TrialResult]] = []
-    async with make_sandbox("local", mounts=mounts) as sandbox:
-        backend = BackendProcess(await sandbox.spawn(backend_argv([sys.executable, "-I", "-S"])))
-        try:
-            for task in tasks:
-                if gateway.closed:
-                    break
-                result = await run_trial(
-                    fam,
-                    task,
-                    served,
-                    backend,
-                    f"adapt/{task.id}",
-                    model=gateway.routed(kit.model),
-                    harness=harness_version(kit.harness),
-                    artifacts=artifacts,
-                    seed=request_seed(stable_int("adapt", task.id), arm),
-                )
-                out.append((task, result))
-        finally:
-            await backend.close()
+    sandbox = make_sandbox("local", mounts=[Mount(*m) for m in backend.mounts()])
+    async with sandbox, backend.serve(sandbox.spawn, sandbox.kind):
+        for task in tasks:
+            if gateway.closed:
+                break
+            result = await run_trial(
+                fam,
+                task,
+                served,
+                backend,
+                model=gateway.routed(kit.model),
+                harness=harness_version(kit.harness),
+                artifacts=artifacts,
+                seed=request_seed(stable_int("adapt", task.id), arm),
+            )
+            out.append((task, result))
     return out
 
 

@@ -6,18 +6,20 @@ import os
 # told not to; vwt works offline.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from benchmark._backend_client import (
-    BackendCallError,
-    BackendProcess,
-    BackendUnavailable,
-    backend_argv,
-    backend_files,
-    backend_timeout,
-)
 from benchmark._check import check_cycle_spec
 from benchmark._endpoint import endpoint_kwargs, require_endpoint_keys
-from benchmark._environment import ToolResult, TrialEnvironment
+from benchmark._environment import ToolResult, TrialEnvironment, openai_tool, tool_result
 from benchmark._limits import LIMIT_ENV, SHARE_ENV, Limits, PerProvider
+from benchmark._mcp_backend import (
+    IMAGE_SITE,
+    BackendCallError,
+    BackendTrial,
+    BackendUnavailable,
+    McpBackend,
+    backend_timeout,
+    host_site,
+    server_python,
+)
 from benchmark._model_check import check_model
 from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete, load_litellm
 from benchmark._oracle import CriticalFlag, check_call
@@ -45,16 +47,18 @@ from benchmark.errors import BenchmarkError
 
 __all__ = [
     "FAMILIES",
+    "IMAGE_SITE",
     "LIMIT_ENV",
     "SHARE_ENV",
     "BackendCallError",
-    "BackendProcess",
+    "BackendTrial",
     "BackendUnavailable",
     "BenchmarkError",
     "CriticalFlag",
     "Family",
     "FamilyRedTeam",
     "Limits",
+    "McpBackend",
     "ModelCallFailed",
     "ModelPolicy",
     "Outcome",
@@ -68,8 +72,6 @@ __all__ = [
     "TrialResult",
     "Usage",
     "VerifierResult",
-    "backend_argv",
-    "backend_files",
     "backend_timeout",
     "check_call",
     "check_cycle_spec",
@@ -82,13 +84,17 @@ __all__ = [
     "family",
     "family_for_env",
     "full_cycle_spec_path",
+    "host_site",
     "interface_version",
     "load_litellm",
+    "openai_tool",
     "redteam",
     "require_endpoint_keys",
     "require_gate",
     "run_trial",
     "serve",
     "served_interface",
+    "server_python",
     "stable_int",
+    "tool_result",
 ]

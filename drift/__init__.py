@@ -22,6 +22,17 @@ from drift._ops_nest import Flatten, Nest
 from drift._ops_paging import OffsetToCursor, PageSizeChange
 from drift._ops_shape import AddOptionalField, RenameTool, Reorder, RewordDescription
 from drift._ops_values import DefaultFlip, FractionPercent, SignConvention
+from drift._proxy import (
+    DriftProxy,
+    Observer,
+    OldReading,
+    ProxyCall,
+    ServedFor,
+    list_all_tools,
+    run_stdio_proxy,
+    tool_set_of,
+    unwrapped,
+)
 from drift._report import Change, DiffReport
 from drift._tools import Tool, ToolCall, ToolSet, load_tool_list, parse_tool_list
 from drift._version import (
@@ -46,6 +57,7 @@ __all__ = [
     "DiffReport",
     "DriftClass",
     "DriftError",
+    "DriftProxy",
     "EnumMeaningChange",
     "Flatten",
     "FractionPercent",
@@ -53,15 +65,19 @@ __all__ = [
     "IdentifierSwap",
     "InterfaceVersion",
     "Nest",
+    "Observer",
     "OffsetToCursor",
+    "OldReading",
     "OpSpec",
     "Operator",
     "PageSizeChange",
+    "ProxyCall",
     "RenameEnumValues",
     "RenameField",
     "RenameTool",
     "Reorder",
     "RewordDescription",
+    "ServedFor",
     "ServedInterface",
     "SignConvention",
     "TimezoneChange",
@@ -77,6 +93,7 @@ __all__ = [
     "create_private_file",
     "deeper_than",
     "generate",
+    "list_all_tools",
     "load_op_specs",
     "load_tool_list",
     "load_version_file",
@@ -85,6 +102,9 @@ __all__ = [
     "read_base",
     "read_convention",
     "read_stated",
+    "run_stdio_proxy",
+    "tool_set_of",
     "unit_in",
+    "unwrapped",
     "write_atomic",
 ]

@@ -19,8 +19,9 @@ from runner._sandbox_base import ExecResult, Mount, Sandbox, checked_mounts
 from runner._sandbox_proc import kill, run_to_end, start_process
 from runner.errors import RunnerError
 
-DEFAULT_IMAGE = "vwt-sandbox:bookworm"
-"""The image `make sandbox` builds locally: Debian bookworm minbase plus python3."""
+DEFAULT_IMAGE = os.environ.get("VWT_SANDBOX_IMAGE", "").strip() or "vwt-sandbox:bookworm"
+"""The image `make sandbox` builds locally (Debian bookworm minbase, python3 and the MCP SDK);
+``VWT_SANDBOX_IMAGE`` names another, as it does for scripts/sandbox-setup.sh."""
 
 NOBODY = (65534, 65534)
 """The (uid, gid) sandbox commands run as by default: Debian's ``nobody:nogroup``."""

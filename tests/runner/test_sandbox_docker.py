@@ -265,21 +265,18 @@ def test_remove_stale_sandboxes_removes_only_containers_of_dead_owners() -> None
 
 
 def test_the_environment_backend_serves_from_the_locked_down_sandbox() -> None:
-    from benchmark import BackendProcess, backend_argv, backend_files, family
+    from benchmark import McpBackend, family
 
     fam = family("support_ops")
     task = fam.tasks("sealed", 1, 5)[0]
-    mounts = [Mount(host, target) for target, host in backend_files(fam).items()]
+    backend = McpBackend.of(fam)
+    mounts = [Mount(*m) for m in backend.mounts()]
 
     async def check(sb: DockerSandbox) -> None:
-        backend = BackendProcess(await sb.spawn(backend_argv()))
-        try:
-            await backend.request("reset", "s", state=task.initial_state)
+        async with backend.serve(sb.spawn, sb.kind), backend.trial(task.initial_state) as t:
             refund = task.reference_calls[0]
-            result = await backend.request("call", "s", tool=refund.name, args=refund.arguments)
+            result = await t.call(refund.name, refund.arguments)
             assert result["status"] == "issued"
-        finally:
-            await backend.close()
 
     in_docker(check, mounts=mounts)
 
