@@ -222,7 +222,7 @@ OUTSIDE = [
     "vwt/backend.py",
     "vwt/mcp_server.py",
     "vwt/tools.json",
-    "vwt/_mcp_pipes.py",
+    "vwt/_mcp_mux.py",
     "/opt/vwt-site/mcp/__init__.py",
     "vwt/_sandbox_exec.py",
     "vwt/new.py",
