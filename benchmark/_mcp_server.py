@@ -159,6 +159,10 @@ def main() -> None:
     import anyio
 
     anyio.run(_serve, args)
+    sys.stdout.flush()
+    # Nothing is left to tear down that the runner waits for: skip the interpreter's own
+    # (it unloads every SDK module, and the runner waits for the exit).
+    os._exit(0)
 
 
 if __name__ == "__main__":
