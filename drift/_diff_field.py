@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
-from drift._match import Leaf
+from drift._match import NUMERIC, Leaf, both_identifiers
 from drift._names import tokens
-from drift._report import Change, Label
+from drift._prose import spans
+from drift._report import Change, Label, quote
 from drift._semantics import (
     CONTRAST,
     MEANING,
     NOTICE,
     SIGN,
+    SIGN_RULE,
+    containment,
     is_identifier,
-    modes,
+    is_neutral,
+    mode_switch,
     new_sentences,
     normal,
     scales,
@@ -26,14 +31,19 @@ from drift._semantics import (
 
 def page_role(leaf: Leaf) -> str | None:
     """'page_size', 'page' (number or offset) or 'cursor' when the field paginates."""
-    words = set(tokens(leaf.name))
-    desc = leaf.desc.lower()
-    numeric = leaf.type in ("integer", "number", None)
+    return _page_role(leaf.name, leaf.desc, leaf.types)
+
+
+@functools.lru_cache(maxsize=4096)
+def _page_role(name: str, desc: str, types: frozenset[str]) -> str | None:
+    words = set(tokens(name))
+    desc = desc.lower()
+    numeric = not types or bool(types & NUMERIC)
     if "limit" in words or {"per", "page"} <= words or {"page", "size"} <= words:
         return "page_size" if numeric else None
     if numeric and (words == {"page"} or {"page", "number"} <= words or words & {"offset", "skip"}):
         return "page"
-    if leaf.type in ("string", None) and (
+    if (not types or "string" in types) and (
         words & {"cursor", "continuation"}
         or {"page", "token"} <= words
         or {"next", "token"} <= words
@@ -43,6 +53,9 @@ def page_role(leaf: Leaf) -> str | None:
     return None
 
 
+SAME_THING = 0.6
+"""Least share of the old description's words the new one must hold to name the same thing."""
+
 MOVES = frozenset({"field_renamed", "field_nested", "field_flattened"})
 
 
@@ -50,14 +63,32 @@ def _fmt(values: set[str]) -> str:
     return ", ".join(sorted(values)) or "unstated"
 
 
+def said(side: str, leaf: Leaf, phrase: str | None = None) -> str:
+    """Evidence for what ``leaf``'s description says (or that it has none)."""
+    if not leaf.desc:
+        return f"{side}: '{leaf.path}' has no description"
+    return quote(f"{side} '{leaf.path}'", leaf.desc, phrase)
+
+
+def default_source(side: str, leaf: Leaf, value: str | None) -> str:
+    """Evidence for a field's stated default: the schema's ``default`` or the words."""
+    if value is None:
+        return f"{side}: '{leaf.path}' states no default"
+    if "default" in leaf.prop:
+        return f"{side}: '{leaf.path}' schema default {value}"
+    return said(side, leaf)
+
+
 class FieldDiff:
     """Collects the changes of one matched (old, new) field pair."""
 
-    def __init__(self, tool: str, old: Leaf, new: Leaf) -> None:
-        self.tool, self.old, self.new = tool, old, new
+    def __init__(self, tool: str, old: Leaf, new: Leaf, how: str = "the same name") -> None:
+        self.tool, self.old, self.new, self.how = tool, old, new, how
         self.changes: list[Change] = []
 
-    def add(self, kind: str, label: Label, reason: str, was: str | None = None) -> None:
+    def add(
+        self, kind: str, label: Label, reason: str, evidence: list[str], was: str | None = None
+    ) -> None:
         """Record one change at the new field's path."""
         self.changes.append(
             Change(
@@ -66,9 +97,14 @@ class FieldDiff:
                 drift_class=label,
                 path=self.new.path,
                 reason=reason,
+                evidence=tuple(evidence),
                 was=was,
             )
         )
+
+    def both(self, old_phrase: str | None = None, new_phrase: str | None = None) -> list[str]:
+        """Evidence quoting both descriptions (the sentences holding the phrases, if given)."""
+        return [said("old", self.old, old_phrase), said("new", self.new, new_phrase)]
 
     def run(self) -> list[Change]:
         """Every change of this field, meaning changes first."""
@@ -95,12 +131,18 @@ class FieldDiff:
             kind,
             "preserving",
             f"'{old.path}' is now '{new.path}'; values keep their meaning",
+            [f"old field '{old.path}'", f"new field '{new.path}'", f"matched by {self.how}"],
             was=old.path,
         )
 
     def _stated(self, kind: str, what: str, old: set[str], new: set[str]) -> bool:
         if old == new or not (old or new):
             return False
+        evidence = [
+            f"old: {what} {_fmt(old)} (name '{self.old.name}')",
+            f"new: {what} {_fmt(new)} (name '{self.new.name}')",
+            *self.both(),
+        ]
         if new:
             self.add(
                 kind,
@@ -108,9 +150,10 @@ class FieldDiff:
                 f"{what} {_fmt(old)} → {_fmt(new)}: the same number now means a different amount"
                 if kind in ("unit_changed", "scale_changed")
                 else f"{what} {_fmt(old)} → {_fmt(new)}",
+                evidence,
             )
         else:
-            self.add(kind, "unknown", f"{what} no longer stated (was {_fmt(old)})")
+            self.add(kind, "unknown", f"{what} no longer stated (was {_fmt(old)})", evidence)
         return True
 
     def _semantics(self) -> bool:
@@ -122,18 +165,56 @@ class FieldDiff:
             self._stated(
                 "scale_changed", "scale", scales(old.name, old.desc), scales(new.name, new.desc)
             ),
+        ]
+        if old.desc == new.desc:
+            return any(found)
+        found += [
             self._stated("timezone_changed", "time zone", zones(old.desc), zones(new.desc)),
-            self._stated("meaning_changed", "interpretation", modes(old.desc), modes(new.desc)),
+            self._mode(),
             self._sign(),
+            self._span(),
         ]
         fresh = new_sentences(old.desc, new.desc)
         found.append(self._identifier(fresh))
         found.append(self._enum_meaning(fresh))
-        if not any(found) and any(NOTICE.search(s) for s in fresh):
-            note = next(s for s in fresh if NOTICE.search(s))
-            self.add("change_noted", "unknown", f"description announces a change: '{note}'")
+        notes = [s for s in fresh if NOTICE.search(s)]
+        if not any(found) and notes:
+            phrase = NOTICE.search(notes[0])
+            self.add(
+                "change_noted",
+                "unknown",
+                f"description announces a change: '{notes[0]}'",
+                [said("old", old), said("new", new, phrase.group(0) if phrase else None)],
+            )
             return True
         return any(found)
+
+    def _mode(self) -> bool:
+        switch = mode_switch(self.old.desc, self.new.desc)
+        if switch is None:
+            return False
+        gone, came = switch
+        self.add(
+            "meaning_changed",
+            "changing",
+            f"interpretation {_fmt(set(gone))} → {_fmt(set(came))}: the same value now selects "
+            "different things",
+            self.both(next(iter(gone.values())), next(iter(came.values()))),
+        )
+        return True
+
+    def _span(self) -> bool:
+        before, after = spans(self.old.desc), spans(self.new.desc)
+        if {s.value for s in before} == {s.value for s in after}:
+            return False
+        self.add(
+            "span_changed",
+            "unknown",
+            f"stated time span {' / '.join(s.words for s in before) or 'none'} → "
+            f"{' / '.join(s.words for s in after) or 'none'}",
+            self.both(before[0].words if before else None, after[0].words if after else None),
+        )
+        return True
 
     def _sign(self) -> bool:
         old, new = self.old.desc, self.new.desc
@@ -143,10 +224,17 @@ class FieldDiff:
                 "changing",
                 "'positive' and 'negative' swapped places in the "
                 "description: the same number now means the opposite",
+                self.both("positive", "positive"),
             )
             return True
-        if SIGN.search(new) and not SIGN.search(old) and self.new.type in ("integer", "number"):
-            self.add("sign_changed", "changing", "a sign convention is now stated where none was")
+        if SIGN_RULE.search(new) and not SIGN.search(old) and self.new.types & NUMERIC:
+            found = SIGN_RULE.search(new)
+            self.add(
+                "sign_changed",
+                "changing",
+                "a sign convention is now stated where none was",
+                self.both(None, found.group(0) if found else None),
+            )
             return True
         return False
 
@@ -159,6 +247,7 @@ class FieldDiff:
                 "identifier_changed",
                 "changing",
                 f"the identifier now refers to something else: '{contrast[0]}'",
+                [said("old", self.old), quote(f"new '{self.new.path}'", contrast[0])],
             )
         return bool(contrast)
 
@@ -166,20 +255,21 @@ class FieldDiff:
         values = [str(v) for v in self.new.prop.get("enum") or []]
         if not values:
             return False
-        said = [
+        told = [
             s
             for s in fresh
             if (MEANING.search(s) or NOTICE.search(s))
             and any(re.search(rf"\b{re.escape(v)}\b", s) for v in values)
         ]
-        if not said:
+        if not told:
             return False
-        noticed = [s for s in said if NOTICE.search(s)]
+        noticed = [s for s in told if NOTICE.search(s)]
         label: Label = "changing" if noticed else "unknown"
         self.add(
             "enum_meaning_changed",
             label,
-            f"description redefines enum values: '{(noticed or said)[0]}'",
+            f"description redefines enum values: '{(noticed or told)[0]}'",
+            [said("old", self.old), quote(f"new '{self.new.path}'", (noticed or told)[0])],
         )
         return True
 
@@ -188,6 +278,7 @@ class FieldDiff:
         new_values = [str(v) for v in self.new.prop.get("enum") or []]
         if not old_values or not new_values or old_values == new_values:
             return {}
+        evidence = [f"old enum {old_values}", f"new enum {new_values}"]
         gone = [v for v in old_values if v not in new_values]
         came = [v for v in new_values if v not in old_values]
         mapping: dict[str, str] = {}
@@ -198,7 +289,7 @@ class FieldDiff:
                 mapping[v] = twin
         if mapping:
             pairs = ", ".join(f"'{k}' → '{v}'" for k, v in mapping.items())
-            self.add("enum_values_renamed", "preserving", f"values respelled ({pairs})")
+            self.add("enum_values_renamed", "preserving", f"values respelled ({pairs})", evidence)
         removed = [v for v in gone if v not in mapping]
         added = [v for v in came if v not in mapping.values()]
         if removed:
@@ -206,9 +297,15 @@ class FieldDiff:
                 "enum_values_removed",
                 "unknown",
                 f"values {removed} are no longer accepted; calls using them are rejected",
+                evidence,
             )
         if added:
-            self.add("enum_values_added", "preserving", f"new values {added}; old values unchanged")
+            self.add(
+                "enum_values_added",
+                "preserving",
+                f"new values {added}; old values unchanged",
+                evidence,
+            )
         return mapping
 
     def _default(self, mapping: dict[str, str]) -> None:
@@ -217,6 +314,7 @@ class FieldDiff:
         old = renamed.get(old, old) if old is not None else None
         if old == new or (new is None and old is None):
             return
+        evidence = [default_source("old", self.old, old), default_source("new", self.new, new)]
         role = page_role(self.new)
         if role == "page_size":
             self.add(
@@ -224,45 +322,86 @@ class FieldDiff:
                 "preserving",
                 f"default page size {old or 'unstated'} → "
                 f"{new or 'unstated'}; paging through results returns the same items",
+                evidence,
             )
         elif new is None:
-            self.add("default_changed", "unknown", f"default no longer stated (was {old})")
-        elif old is None and (
-            (new == "false" and self.new.type == "boolean")
-            or (role == "page" and new in ("0", "1"))
-        ):
-            self.add("default_changed", "preserving", f"documents the conventional default {new}")
+            self.add(
+                "default_changed", "unknown", f"default no longer stated (was {old})", evidence
+            )
+        elif old is None and (is_neutral(new) or (role == "page" and new in ("0", "1"))):
+            self.add(
+                "default_changed",
+                "preserving",
+                f"documents the conventional default {new}",
+                evidence,
+            )
         else:
             self.add(
                 "default_changed",
                 "changing",
                 f"default {old or 'unstated'} → {new}: calls "
                 "that omit the field now get a different behaviour",
+                evidence,
             )
 
     def _type(self) -> None:
-        old, new = self.old.type, self.new.type
-        if old == new or old is None or new is None:
+        old, new = self.old.types, self.new.types
+        if old == new or not old or not new:
             return
-        if (old, new) == ("integer", "number"):
-            self.add("type_changed", "preserving", "integer → number widens the accepted values")
+        evidence = [
+            f"old '{self.old.path}' type {_fmt(set(old))}",
+            f"new '{self.new.path}' type {_fmt(set(new))}",
+        ]
+        widened = old <= (new | NUMERIC if "number" in new else new)
+        if widened:
+            self.add(
+                "type_changed",
+                "preserving",
+                f"type {_fmt(set(old))} → {_fmt(set(new))} widens the accepted values",
+                evidence,
+            )
+        elif (
+            both_identifiers(self.old, self.new)
+            and old <= NUMERIC
+            and "string" in new
+            and containment(self.old.desc, self.new.desc) >= SAME_THING
+        ):
+            self.add(
+                "type_changed",
+                "preserving",
+                "the identifier is now passed as text, and its description names the same thing",
+                [*evidence, *self.both()],
+            )
         else:
             self.add(
                 "type_changed",
                 "unknown",
-                f"type {old} → {new}: values of the old type are "
+                f"type {_fmt(set(old))} → {_fmt(set(new))}: values of the old type are "
                 "rejected; the schema cannot tell whether the meaning is the same",
+                evidence,
             )
 
     def _required(self) -> None:
         if self.old.required == self.new.required:
             return
+        evidence = [
+            f"old '{self.old.path}' {'required' if self.old.required else 'optional'}",
+            f"new '{self.new.path}' {'required' if self.new.required else 'optional'}",
+        ]
         if self.old.required:
             self.add(
-                "required_changed", "preserving", "now optional; calls that pass it are unchanged"
+                "required_changed",
+                "preserving",
+                "now optional; calls that pass it are unchanged",
+                evidence,
             )
         else:
-            self.add("required_changed", "unknown", "now required; calls that omit it are rejected")
+            self.add(
+                "required_changed",
+                "unknown",
+                "now required; calls that omit it are rejected",
+                evidence,
+            )
 
     def _bounds(self) -> None:
         for key, wider in (("minimum", lambda o, n: n <= o), ("maximum", lambda o, n: n >= o)):
@@ -270,7 +409,12 @@ class FieldDiff:
             if o == n or not isinstance(o, int | float) or not isinstance(n, int | float):
                 continue
             label: Label = "preserving" if wider(o, n) else "unknown"
-            self.add("bounds_changed", label, f"{key} {o} → {n}")
+            self.add(
+                "bounds_changed",
+                label,
+                f"{key} {o} → {n}",
+                [f"old '{self.old.path}' {key} {o}", f"new '{self.new.path}' {key} {n}"],
+            )
 
     def _wording(self) -> None:
         if self.old.desc != self.new.desc:
@@ -278,7 +422,8 @@ class FieldDiff:
                 "description_reworded",
                 "preserving",
                 "field description reworded; no stated "
-                "change of unit, scale, sign, zone, default or interpretation",
+                "change of unit, scale, sign, zone, span, default or interpretation",
+                self.both(),
             )
 
 
@@ -287,6 +432,7 @@ def _enum_twin(key: str, candidate: str) -> bool:
     return bool(key and other) and (other == key or other.startswith(key) or key.startswith(other))
 
 
-def leaf_changes(tool: str, old: Leaf, new: Leaf) -> list[Change]:
-    """Every change between two versions of one field."""
-    return FieldDiff(tool, old, new).run()
+def leaf_changes(tool: str, old: Leaf, new: Leaf, how: str = "the same name") -> list[Change]:
+    """Every change between two versions of one field (``how`` they were paired, for the
+    evidence of a rename)."""
+    return FieldDiff(tool, old, new, how).run()

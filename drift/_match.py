@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
 from drift._names import tokens
-from drift._semantics import UNIT_SPELLING, text_similarity
+from drift._semantics import UNIT_SPELLING, containment, is_identifier, text_similarity
 from drift._tools import JSON, Tool
 
 MATCH_AT = 0.5
@@ -21,6 +22,8 @@ class Leaf:
     path: str
     prop: JSON
     required: bool
+    index: int = 0
+    """Position among its sibling properties."""
 
     @property
     def name(self) -> str:
@@ -39,8 +42,13 @@ class Leaf:
 
     @property
     def type(self) -> Any:
-        """Its JSON type (``None`` when unstated)."""
+        """Its JSON type (``None`` when unstated; a list for a union)."""
         return self.prop.get("type")
+
+    @functools.cached_property
+    def types(self) -> frozenset[str]:
+        """Every JSON type it accepts (from ``type`` or ``anyOf``/``oneOf``; empty = unstated)."""
+        return type_set(self.prop)
 
 
 def leaves(schema: JSON, prefix: str = "", required: bool = True) -> dict[str, Leaf]:
@@ -50,7 +58,7 @@ def leaves(schema: JSON, prefix: str = "", required: bool = True) -> dict[str, L
     needed = set(schema.get("required", []) or [])
     if not isinstance(props, dict):
         return out
-    for name, prop in props.items():
+    for index, (name, prop) in enumerate(props.items()):
         if not isinstance(prop, dict):
             continue
         path = f"{prefix}{name}"
@@ -58,8 +66,19 @@ def leaves(schema: JSON, prefix: str = "", required: bool = True) -> dict[str, L
         if prop.get("type") == "object" and isinstance(inner, dict) and inner:
             out.update(leaves(prop, f"{path}.", required and name in needed))
         else:
-            out[path] = Leaf(path, prop, required and name in needed)
+            out[path] = Leaf(path, prop, required and name in needed, index)
     return out
+
+
+def type_set(prop: JSON) -> frozenset[str]:
+    """The JSON types a property accepts, read from ``type`` or its ``anyOf``/``oneOf`` arms."""
+    declared = prop.get("type")
+    if isinstance(declared, str):
+        return frozenset({declared})
+    if isinstance(declared, list):
+        return frozenset(t for t in declared if isinstance(t, str))
+    arms = prop.get("anyOf") or prop.get("oneOf") or []
+    return frozenset(t for arm in arms if isinstance(arm, dict) for t in type_set(arm))
 
 
 def norm(name: str) -> str:
@@ -80,20 +99,46 @@ def name_similarity(a: str, b: str) -> float:
     return max(jaccard, prefix, SequenceMatcher(None, na, nb).ratio() * 0.8)
 
 
-def types_compatible(a: Any, b: Any) -> bool:
-    """Whether a value of JSON type ``a`` could be the same quantity as one of type ``b``."""
-    numeric = {"integer", "number"}
-    return a == b or (a in numeric and b in numeric) or a is None or b is None
+NUMERIC = frozenset({"integer", "number"})
+
+
+def types_compatible(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether values of JSON types ``a`` could be the same quantity as values of ``b``."""
+    widen = lambda ts: ts | NUMERIC if ts & NUMERIC else ts  # noqa: E731
+    return not a or not b or bool(widen(a) & widen(b))
 
 
 def leaf_similarity(a: Leaf, b: Leaf) -> float:
-    """How alike two fields are: name and description, zero when the types differ."""
-    if not types_compatible(a.type, b.type):
+    """How alike two fields are: name and description, zero when the types differ (an
+    identifier may move between number and string: it names the same thing)."""
+    if not types_compatible(a.types, b.types) and not both_identifiers(a, b):
         return 0.0
     name = name_similarity(a.name, b.name)
     if a.desc and b.desc:
         return 0.5 * name + 0.5 * text_similarity(a.desc, b.desc)
     return name
+
+
+def both_identifiers(a: Leaf, b: Leaf) -> bool:
+    """Whether both fields hold identifiers, by name or description."""
+    return is_identifier(a.name, a.desc) and is_identifier(b.name, b.desc)
+
+
+RENAME_AT = 0.5
+"""Least description agreement at which two differently named fields are one renamed field."""
+
+
+def rename_similarity(a: Leaf, b: Leaf) -> float:
+    """How surely ``b`` is ``a`` renamed when their names share nothing: same parent object and
+    type, descriptions that say the same (one's words within the other's), and a bonus of 0.2
+    for the same position. Zero without descriptions: then nothing says the meaning is kept."""
+    parent = lambda leaf: leaf.path.rpartition(".")[0]  # noqa: E731
+    if parent(a) != parent(b) or not (a.desc and b.desc):
+        return 0.0
+    if not (a.types == b.types or both_identifiers(a, b)):
+        return 0.0
+    said = max(text_similarity(a.desc, b.desc), containment(a.desc, b.desc))
+    return said + (0.2 if a.index == b.index else 0.0)
 
 
 def tool_similarity(a: Tool, b: Tool) -> float:

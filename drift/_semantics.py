@@ -6,6 +6,7 @@ lists are general vocabulary of API documentation, not names from any particular
 
 from __future__ import annotations
 
+import functools
 import re
 from difflib import SequenceMatcher
 from typing import Any
@@ -36,7 +37,7 @@ _UNIT_ALT = "|".join(sorted((re.escape(s) for s in UNIT_SPELLING), key=len, reve
 # A unit word counts in a description only where it states a unit ("in cents", "(ms)",
 # "number of days"), so that "the second item" or "30 days ago" is not read as a unit.
 UNIT_CONTEXT = re.compile(
-    rf"\b(?:in|as|of|expressed in|measured in|per)\s+(?:whole\s+|the\s+)?({_UNIT_ALT})\b"
+    rf"\b(?:in|as|of|expressed in|measured in|per|how many)\s+(?:whole\s+|the\s+)?({_UNIT_ALT})\b"
     rf"|\(\s*(?:in\s+)?({_UNIT_ALT})\s*\)",
     re.IGNORECASE,
 )
@@ -69,20 +70,37 @@ MODES = {
 }
 """How a string argument is matched or interpreted."""
 
+_NOW_VERBS = (
+    "returns?|requires?|accepts?|expects?|means?|takes?|uses?|treats?|interprets?|defaults?|"
+    "includes?|excludes?|sorts?|orders?|runs?|starts?|responds?|creates?|applies|matches|reads?|"
+    "writes?|supports?|counts?|measures?|refers?|selects?|rejects?|ignores?|fails?|only|always"
+)
 NOTICE = re.compile(
-    r"\b(?:now|no longer|instead of|previously|formerly|used to|before this|changed|swapped)\b",
+    r"\bno longer\b|\bpreviously\b|\bformerly\b|\bused to be\b|\bswapped\b"
+    r"|\b(?:has|have) (?:been )?changed\b|\bchanged (?:from|to)\b|\bas of v?(?:ersion )?\d"
+    r"|\b(?:is|are|was|were) now\b"
+    rf"|\bnow (?:{_NOW_VERBS})\b",
     re.IGNORECASE,
 )
-"""Words that announce a change of behaviour inside a description."""
+"""Phrases that announce a change of behaviour inside a description: a verb with "now",
+not "now" alone ("relative to now" announces nothing)."""
 
 CONTRAST = re.compile(r"\b(?:not the|rather than|instead of|no longer)\b", re.IGNORECASE)
 MEANING = re.compile(r"\b(?:means?|meant|meaning|stands? for|refers? to|selects?)\b", re.I)
 SIGN = re.compile(r"\b(positive|negative)\b", re.IGNORECASE)
+SIGN_RULE = re.compile(
+    r"\b(?:positive|negative)(?: values?| amounts?| numbers?| quantities)?\s+"
+    r"(?:means?|are|is|indicates?|denotes?|stands? for|adds?|removes?|increases?|decreases?)\b",
+    re.IGNORECASE,
+)
+"""A sign convention stated as a rule ('negative values mean a refund'), not the word alone
+('a positive integer' states none)."""
 DEFAULT = re.compile(
     r"\(default:?\s*([^,)]+)"
     r"|\bdefaults?(?:\s+is|\s+to|\s+value\s+is|:)?\s+[\"'`]?([\w.+-]+)"
     r"|[\"'`]([\w.+-]+)[\"'`]\s*\(default\)"
-    r"|\bby default,?\s+([^.;]+)",
+    r"|\bby default,?\s+([^.;]+)"
+    r"|\b(?:when|if) (?:omitted|not (?:given|provided|specified|set|passed))\s*,?\s+([^.;]+)",
     re.IGNORECASE,
 )
 ID_WORDS = frozenset({"id", "ids", "key", "ref", "number", "identifier", "uuid", "code"})
@@ -129,11 +147,23 @@ def words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP}
 
 
+def word_overlap(a: str, b: str) -> float:
+    """Jaccard overlap of the content words of two texts (1.0 when both have none)."""
+    wa, wb = words(a), words(b)
+    return len(wa & wb) / len(wa | wb) if wa | wb else 1.0
+
+
+@functools.lru_cache(maxsize=4096)
 def text_similarity(a: str, b: str) -> float:
     """Similarity of two texts in [0, 1]: the larger of word overlap and character ratio."""
-    wa, wb = words(a), words(b)
-    overlap = len(wa & wb) / len(wa | wb) if wa | wb else 1.0
-    return max(overlap, SequenceMatcher(None, a.lower(), b.lower()).ratio())
+    if a == b:
+        return 1.0
+    overlap = word_overlap(a, b)
+    matcher = SequenceMatcher(None, a.lower(), b.lower())
+    # the cheap upper bound first: the full ratio is slow and often cannot win
+    if matcher.real_quick_ratio() <= overlap:
+        return overlap
+    return max(overlap, matcher.ratio())
 
 
 def units(name: str, desc: str) -> set[str]:
@@ -157,7 +187,38 @@ def zones(desc: str) -> set[str]:
 
 def modes(desc: str) -> set[str]:
     """How a description says string arguments are matched or interpreted."""
-    return {mode for mode, pattern in MODES.items() if re.search(pattern, desc, re.IGNORECASE)}
+    return set(mode_phrases(desc))
+
+
+@functools.lru_cache(maxsize=1024)
+def mode_phrases(desc: str) -> dict[str, str]:
+    """Each matching mode a description states, with the phrase that states it."""
+    found = {}
+    for mode, pattern in MODES.items():
+        m = re.search(pattern, desc, re.IGNORECASE)
+        if m:
+            found[mode] = m.group(0)
+    return found
+
+
+MODE_FAMILIES = (
+    frozenset({"substring", "prefix", "exact", "glob", "regex", "fuzzy", "semantic", "syntax"}),
+    frozenset({"case-insensitive", "case-sensitive"}),
+)
+"""Modes that exclude each other: a string is matched one way of each family."""
+
+
+def mode_switch(old: str, new: str) -> tuple[dict[str, str], dict[str, str]] | None:
+    """(old modes given up, new modes taken up) when a description swaps one stated way of
+    matching for another; None when modes were only added (an explanation of what was always
+    true) or only dropped (a shorter description)."""
+    before, after = mode_phrases(old), mode_phrases(new)
+    for family in MODE_FAMILIES:
+        gone = {m: p for m, p in before.items() if m in family and m not in after}
+        came = {m: p for m, p in after.items() if m in family and m not in before}
+        if gone and came:
+            return gone, came
+    return None
 
 
 def stated_default(prop: dict[str, Any]) -> str | None:
@@ -167,7 +228,25 @@ def stated_default(prop: dict[str, Any]) -> str | None:
     match = DEFAULT.search(str(prop.get("description", "")))
     if match is None:
         return None
-    return normal(next(g for g in match.groups() if g is not None))
+    return normal(next(g for g in match.groups() if g is not None).rstrip(".,;:"))
+
+
+NEUTRAL = re.compile(
+    r"^(?:false|0|\[\]|\{\}|none|null|(?:all|no|none|nothing|every|empty|not|unset|off)\b.*)$"
+)
+"""Defaults that leave an option off: ``false``, empty, zero, 'all …' (no filter), 'no …'."""
+
+
+def is_neutral(value: str) -> bool:
+    """Whether a stated default (as :func:`normal` text) leaves the option off."""
+    return value == "" or bool(NEUTRAL.match(value))
+
+
+def containment(a: str, b: str) -> float:
+    """Share of the shorter text's content words found in the other (0 when it has < 2)."""
+    wa, wb = words(a), words(b)
+    short = min(len(wa), len(wb))
+    return len(wa & wb) / short if short >= 2 else 0.0
 
 
 def normal(value: Any) -> str:
@@ -191,6 +270,8 @@ def sign_swapped(old: str, new: str) -> bool:
 
 def new_sentences(old: str, new: str) -> list[str]:
     """Sentences of ``new`` with no close counterpart in ``old``."""
+    if old == new:
+        return []
     before = sentences(old)
     return [s for s in sentences(new) if all(text_similarity(s, b) < 0.8 for b in before)]
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from benchmark import FAMILIES, family_for_env, served_interface
@@ -139,10 +140,11 @@ def _print_report(report: DiffReport) -> None:
     if not report.changes:
         console.print("no changes", highlight=False)
         return
-    table = Table("tool", "path", "kind", "class", "reason", show_lines=False)
+    table = Table("tool", "path", "kind", "class", "reason and evidence", show_lines=True)
     for c in report.changes:
         style = CLASS_STYLE[c.drift_class]
-        table.add_row(c.tool, c.path, c.kind, f"[{style}]{c.drift_class}[/]", c.reason)
+        shown = escape(c.reason) + "".join(f"\n[dim]· {escape(e)}[/]" for e in c.evidence)
+        table.add_row(c.tool, c.path, c.kind, f"[{style}]{c.drift_class}[/]", shown)
     console.print(table)
     counts = {k: sum(c.drift_class == k for c in report.changes) for k in CLASS_STYLE}
     console.print(
@@ -163,7 +165,8 @@ def diff_cmd(
     as_json: Annotated[
         bool,
         typer.Option(
-            "--json", help='Print {"changes": [{"tool", "kind", "class", "path", "reason"}]}.'
+            "--json",
+            help='Print {"changes": [{"tool", "kind", "class", "path", "reason", "evidence"}]}.',
         ),
     ] = False,
 ) -> None:

@@ -39,7 +39,8 @@ def test_generate_show_and_diff(tmp_path: Path) -> None:
     diff = runner.invoke(app, ["drift", "diff", str(BASE), str(out), "--json"])
     assert diff.exit_code == 0
     changes = json.loads(diff.output)["changes"]
-    assert set(changes[0]) == {"tool", "kind", "class", "path", "reason"}
+    assert set(changes[0]) == {"tool", "kind", "class", "path", "reason", "evidence"}
+    assert all(c["evidence"] for c in changes)
     assert {"unit_changed", "tool_renamed"} <= {c["kind"] for c in changes}
     table = runner.invoke(app, ["drift", "diff", str(BASE), str(out)], terminal_width=200)
     assert table.exit_code == 0 and "overall changing" in table.output
