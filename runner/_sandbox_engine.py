@@ -17,19 +17,32 @@ def _docker(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+MCP_LABEL = "org.vwt.sandbox.mcp"
+"""Image label naming the MCP SDK the image holds (scripts/sandbox-setup.sh sets it): the
+family servers in a sandbox need it."""
+
+
 def docker_status(image: str = DEFAULT_IMAGE) -> tuple[bool, str]:
-    """Whether Docker sandboxes can run here: the engine answers and ``image`` is present.
+    """Whether Docker sandboxes can run here: the engine answers and ``image`` is present,
+    with the MCP SDK (an image of an older recipe has none: every batch would fail).
 
     Returns ``(available, reason)``; the reason says what is missing, or what is there.
     """
     try:
-        r = _docker("image", "inspect", "--format", "{{.Id}}", image)
+        r = _docker(
+            "image", "inspect", "--format", '{{ index .Config.Labels "' + MCP_LABEL + '" }}', image
+        )
     except FileNotFoundError:
         return False, "the docker CLI is not installed"
     except subprocess.TimeoutExpired:
         return False, f"the Docker engine did not answer within {_TIMEOUT_S:g} s"
-    if r.returncode == 0:
+    if r.returncode == 0 and r.stdout.strip() not in ("", "<no value>"):
         return True, f"the Docker engine answers and image {image} is present"
+    if r.returncode == 0:
+        return (
+            False,
+            f"the Docker image {image} has no MCP SDK (an older recipe): run `make sandbox`",
+        )
     err = r.stderr.strip().splitlines()
     detail = err[-1] if err else f"docker exited with status {r.returncode}"
     if "No such image" in detail:

@@ -24,7 +24,7 @@ BASE_IMAGE="$IMAGE-base"
 # Bump when build_base changes, so existing base images are rebuilt.
 BASE_RECIPE=2
 # Bump when build_image changes.
-LAYER_RECIPE=2
+LAYER_RECIPE=3
 OPT_SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/sandbox-image"
 OPT_TARGET=/opt/vwt
 SITE_REQUIREMENTS="$(dirname "$OPT_SOURCE")/sandbox-site.txt"
@@ -179,6 +179,7 @@ build_image() {
     docker commit \
         --change "ENV VWT_SANDBOX_OPT=$OPT_TARGET" \
         --change "LABEL org.vwt.sandbox.recipe=$recipe" \
+        --change "LABEL org.vwt.sandbox.mcp=$(grep -v '^#' "$SITE_REQUIREMENTS" | xargs)" \
         "$container" "$IMAGE" >/dev/null || fail "docker commit of $IMAGE failed"
     docker rm --force "$container" >/dev/null
     rm -rf "$site"

@@ -318,3 +318,13 @@ def test_the_image_holds_scripts_sandbox_image_at_opt_vwt_read_only() -> None:
             assert not (await sb.exec(["sh", "-c", f"echo x >> {path}"])).ok, path
 
     in_docker(check)
+
+
+def test_an_image_without_the_mcp_sdk_is_not_usable() -> None:
+    """The base image (no SDK, no label) would fail every batch: it is reported, not used."""
+    base = f"{DEFAULT_IMAGE}-base"
+    if subprocess.run(["docker", "image", "inspect", base], capture_output=True).returncode:
+        pytest.skip(f"{base} is not built")
+    available, reason = docker_status(base)
+    assert not available and "has no MCP SDK" in reason and "make sandbox" in reason
+    assert docker_status(DEFAULT_IMAGE)[0]
