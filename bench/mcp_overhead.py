@@ -4,8 +4,8 @@ Run: .venv/bin/python bench/mcp_overhead.py [--calls N] [--trials N] [--sandbox 
 For support_ops's cheapest read (``find_customer``) it times, in one sandbox:
 
 - the server's start (process, SDK import, control channel) and the first trial opened;
-- a canonical call over streamable HTTP on the unix socket (``BackendTrial.call``): sequential
-  median and p90, and calls/s with 16 trials calling at once;
+- a canonical call on a trial's channel of the server's stdio (``BackendTrial.call``):
+  sequential median and p90, and calls/s with 16 trials calling at once;
 - the harness's whole path (``TrialEnvironment.call``: harness session -> in-memory drift
   proxy -> the trial's session -> server), sequential median and p90;
 - a trial's MCP setup and teardown (``TrialEnvironment.start`` + ``close``: open, two
