@@ -149,7 +149,8 @@ class McpBackend:
         self._control: ClientSession | None = None
         self._mux: Mux | None = None
         self._drain: asyncio.Future[None] | None = None
-        self._stack = contextlib.AsyncExitStack()
+        self._keeper: asyncio.Future[None] | None = None
+        self._closing = asyncio.Event()
         self._heard = 0
 
     @classmethod
@@ -189,27 +190,50 @@ class McpBackend:
 
     async def start(self, spawn: Spawn, kind: str) -> None:
         """Start the server through ``spawn`` (a sandbox's, of ``kind``: see
-        :func:`server_python`) and its control channel. Call :meth:`close` afterwards, in the
-        same task."""
+        :func:`server_python`) and its control channel. Call :meth:`close` afterwards."""
         if self._proc is not None:
             raise RuntimeError("the MCP server was started already")
         self._proc = proc = await spawn(self.argv(*server_python(kind)))
         self._exited = asyncio.ensure_future(proc.wait())
         self._drain = asyncio.ensure_future(self._drain_stderr(proc))
-        self._mux = await self._stack.enter_async_context(Mux(proc.stdout, proc.stdin, self._hear))
-        streams = await self._stack.enter_async_context(self._mux.channel(CONTROL))
-        control = await self._stack.enter_async_context(ClientSession(*streams))
-        await self.guard(control.initialize(), "the control channel's start")
-        self._control = control
+        ready: asyncio.Future[ClientSession] = asyncio.get_running_loop().create_future()
+        self._keeper = asyncio.ensure_future(self._keep(proc, ready))
+        self._control = await self.guard(ready, "the control channel's start")
+
+    async def _keep(
+        self, proc: asyncio.subprocess.Process, ready: asyncio.Future[ClientSession]
+    ) -> None:
+        """Hold the pipes' multiplexer and the control session until :meth:`close`, in a task
+        of their own: when the server dies under them, what fails there ends the trials'
+        requests (as BackendUnavailable), never the task that runs the batch."""
+        try:
+            async with (
+                Mux(proc.stdout, proc.stdin, self._hear) as mux,
+                mux.channel(CONTROL) as streams,
+                ClientSession(*streams) as control,
+            ):
+                self._mux = mux
+                await control.initialize()
+                if not ready.done():
+                    ready.set_result(control)
+                await self._closing.wait()
+        except BaseException as e:
+            if not ready.done():
+                ready.set_exception(BackendUnavailable(f"the control channel failed: {e!r}"))
+        finally:
+            self._mux = None
 
     async def close(self) -> None:
         """Stop the server (stdin closed; killed if still running after 5 s) and remove its
         files. Safe to call twice; nothing raised while stopping escapes."""
         self._control = None
-        try:
-            await self._stack.aclose()
-        except Exception as e:  # stopping never fails a batch: the sandbox kills what is left
-            log.warning("closing the MCP control channel of %s: %r", self.name, e)
+        self._closing.set()
+        if self._keeper is not None:
+            # a control session still starting (a silent server) never sees the event
+            done, _ = await asyncio.wait([self._keeper], timeout=5)
+            if not done:
+                self._keeper.cancel()
+            await asyncio.gather(self._keeper, return_exceptions=True)
         if self._proc is not None:
             await self._stop(self._proc)
         self._cleanup()
