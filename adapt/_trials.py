@@ -1,5 +1,9 @@
 """Trials of an adaptation sample, run in-process through the real path (the harness, litellm
-through the metered gateway, a backend in a local sandbox, the verifier and the oracle)."""
+through the metered gateway, a backend in the kit's sandbox, the verifier and the oracle).
+
+The trials run with the submitter's artifacts, so what the model writes under them (code and
+the tests it runs, in the code-maintenance family) is the submitter's code: the sandbox is
+Docker unless the operator named ``local``."""
 
 from __future__ import annotations
 
@@ -19,6 +23,9 @@ from benchmark._seeds import request_seed
 from benchmark.harness import AgentArtifacts, harness_version
 from runner import Mount, make_sandbox
 
+UNTRUSTED = "adaptations (they run submitters' code)"
+"""What runs, for the refusal when Docker is not there and ``local`` was not named."""
+
 
 async def _family_trials(
     kit: AdaptationKit,
@@ -31,8 +38,10 @@ async def _family_trials(
     served = kit.served(fam.env_id)
     backend = McpBackend.of(fam)
     out: list[tuple[Task, TrialResult]] = []
-    sandbox = make_sandbox("local", mounts=[Mount(*m) for m in backend.mounts()])
-    async with sandbox, backend.serve(sandbox.spawn, sandbox.kind):
+    box = make_sandbox(
+        kit.sandbox, mounts=[Mount(*m) for m in backend.mounts()], untrusted=UNTRUSTED
+    )
+    async with box as sandbox, backend.serve(sandbox):
         for task in tasks:
             if gateway.closed:
                 break

@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from benchmark import McpBackend, TrialEnvironment, family, host_site, serve, server_python
+from benchmark import McpBackend, TrialEnvironment, family, host_site, serve, server_site
 from drift import ToolCall
 from runner import Mount, make_sandbox
 
@@ -60,14 +60,12 @@ async def _bench(kind: str, calls: int, trials: int) -> None:
     served = serve(FAMILY.env_id, FAMILY.interface_versions()["support-ops@1"])
     async with sandbox:
         started = time.perf_counter()
-        async with backend.serve(sandbox.spawn, sandbox.kind):
+        async with backend.serve(sandbox):
             async with backend.trial(TASK.initial_state) as trial:
                 first = time.perf_counter() - started
                 print(f"{kind}: server start + first trial open: {1e3 * first:.0f} ms")
                 seq = await _timed(calls, lambda: trial.call(CALL.name, CALL.arguments))
-                print(
-                    f"{kind}: canonical tools/call over streamable HTTP (unix socket): {_ms(seq)}"
-                )
+                print(f"{kind}: canonical tools/call on a trial's stdio channel: {_ms(seq)}")
 
             async def one_trial() -> None:
                 async with backend.trial(TASK.initial_state) as t:
@@ -101,12 +99,11 @@ IMPORTS = (
 )
 
 
-def _stdio_start(n: int) -> list[float]:
-    python, site = server_python("local")
+def _stdio_start(n: int, python: tuple[str, ...]) -> list[float]:
     out = []
     for _ in range(n):
         started = time.perf_counter()
-        subprocess.run([*python, "-c", IMPORTS, site], check=True)
+        subprocess.run([*python, "-c", IMPORTS, server_site("local")], check=True)
         out.append(time.perf_counter() - started)
     return out
 
@@ -120,7 +117,9 @@ def main() -> None:
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}, SDK at {host_site()}, load {os.getloadavg()[0]:.1f}")
     asyncio.run(_bench(args.sandbox, args.calls, args.trials))
-    print(f"local: one stdio server per trial, interpreter + SDK import: {_ms(_stdio_start(10))}")
+    python = make_sandbox("local").python  # the interpreter a local sandbox's server runs on
+    starts = _stdio_start(10, python)
+    print(f"local: one stdio server per trial, interpreter + SDK import: {_ms(starts)}")
 
 
 if __name__ == "__main__":

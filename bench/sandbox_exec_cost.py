@@ -90,7 +90,7 @@ async def _bench(
     await sandbox.start()
     times["start"].append(time.perf_counter() - t0)
     try:
-        async with backend.serve(sandbox.spawn, sandbox.kind), backend.trial({}) as trial:
+        async with backend.serve(sandbox), backend.trial({}) as trial:
             for path, text in PROJECT.items():
                 await sandbox.write_file(path, text.encode())
             for label, argv in COMMANDS.items():

@@ -16,13 +16,17 @@ from benchmark._mcp_backend import (
     BackendTrial,
     BackendUnavailable,
     McpBackend,
+    ServerProcess,
+    ServerSandbox,
     backend_timeout,
+    check_site_for,
     host_site,
-    server_python,
+    server_site,
 )
 from benchmark._model_check import check_model
 from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete, load_litellm
 from benchmark._oracle import CriticalFlag, check_call
+from benchmark._plugins import ENTRY_POINTS_ENV, PluginOrigin, Plugins, entry_points_to_hand_on
 from benchmark._redteam import (
     FamilyRedTeam,
     RedTeamFailure,
@@ -33,9 +37,11 @@ from benchmark._redteam import (
 )
 from benchmark._registry import (
     FAMILIES,
+    FAMILY_GROUP,
     default_cycle_spec_path,
     family,
     family_for_env,
+    family_origin,
     full_cycle_spec_path,
     interface_version,
     serve,
@@ -43,13 +49,17 @@ from benchmark._registry import (
 )
 from benchmark._task import Family, Planted, Task, VerifierResult, stable_int
 from benchmark._trial import Outcome, TrialResult, classify, run_trial
+from benchmark._wires import WIRE_FORMATS, wire_format
 from benchmark.errors import BenchmarkError
 
 __all__ = [
+    "ENTRY_POINTS_ENV",
     "FAMILIES",
+    "FAMILY_GROUP",
     "IMAGE_SITE",
     "LIMIT_ENV",
     "SHARE_ENV",
+    "WIRE_FORMATS",
     "BackendCallError",
     "BackendTrial",
     "BackendUnavailable",
@@ -64,8 +74,12 @@ __all__ = [
     "Outcome",
     "PerProvider",
     "Planted",
+    "PluginOrigin",
+    "Plugins",
     "RedTeamFailure",
     "RedTeamReport",
+    "ServerProcess",
+    "ServerSandbox",
     "Task",
     "ToolResult",
     "TrialEnvironment",
@@ -76,13 +90,16 @@ __all__ = [
     "check_call",
     "check_cycle_spec",
     "check_model",
+    "check_site_for",
     "classify",
     "complete",
     "cycle_families",
     "default_cycle_spec_path",
     "endpoint_kwargs",
+    "entry_points_to_hand_on",
     "family",
     "family_for_env",
+    "family_origin",
     "full_cycle_spec_path",
     "host_site",
     "interface_version",
@@ -94,7 +111,8 @@ __all__ = [
     "run_trial",
     "serve",
     "served_interface",
-    "server_python",
+    "server_site",
     "stable_int",
     "tool_result",
+    "wire_format",
 ]

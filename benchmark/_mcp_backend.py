@@ -7,17 +7,19 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import json
 import logging
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import mcp
 from mcp import ClientSession, types
@@ -78,14 +80,59 @@ def host_site() -> Path:
     return Path(mcp.__file__).resolve().parent.parent
 
 
-def server_python(kind: str) -> tuple[list[str], str]:
-    """The interpreter that runs a family's MCP server in a sandbox of ``kind`` ("local" or
-    "docker"), and the directory it finds the ``mcp`` SDK in: locally the host interpreter,
-    isolated (``-I -S``), given the host's SDK; in Docker the image's python3 and the SDK the
-    image holds (:data:`IMAGE_SITE`)."""
-    if kind == "local":
-        return [sys.executable, "-I", "-S"], str(host_site())
-    return ["python3"], IMAGE_SITE
+def server_site(kind: str) -> str:
+    """The directory a family's MCP server finds the ``mcp`` SDK in, in a sandbox of
+    ``kind`` ("local" or "docker"): locally the host's (:func:`host_site`), in Docker the
+    image's (:data:`IMAGE_SITE`)."""
+    return str(host_site()) if kind == "local" else IMAGE_SITE
+
+
+def _may(path: Path, user: tuple[int, int], bits: int) -> bool:
+    """Whether ``user`` (uid, gid; not root) has the permission ``bits`` (r=4, w=2, x=1) on
+    ``path`` by its mode."""
+    st = path.stat()
+    uid, gid = user
+    shift = 6 if st.st_uid == uid else 3 if st.st_gid == gid else 0
+    return (st.st_mode >> shift) & bits == bits
+
+
+def check_site_for(python: Sequence[str], user: tuple[int, int]) -> None:
+    """Refuse (BenchmarkError) to serve from the host's SDK through ``python`` as ``user`` —
+    a local sandbox under root runs its processes as nobody with the system python3 — unless
+    that user can read the SDK where it is and ``python`` is this interpreter's version (the
+    SDK's compiled dependencies are built for it)."""
+    site = host_site()
+    blocked = next((p for p in [*reversed(site.parents), site] if not _may(p, user, 1)), None)
+    package = site / "mcp" / "__init__.py"
+    if blocked is not None or not _may(site, user, 5) or not _may(package, user, 4):
+        where = blocked or site
+        raise BenchmarkError(
+            f"the MCP SDK at {site} is not readable by uid {user[0]} ({where}), as whom the "
+            "local sandbox runs family servers under root",
+            f"make it readable (chmod o+rX on {where} and the SDK), install vwt where every "
+            "user can read it, or use the Docker sandbox (make sandbox)",
+        )
+    tag = _cache_tag(tuple(python))
+    if tag != sys.implementation.cache_tag:
+        raise BenchmarkError(
+            f"the local sandbox's interpreter {python[0]} is {tag or 'not usable'}, the MCP "
+            f"SDK at {site} was installed for {sys.implementation.cache_tag}",
+            "run vwt from a virtual environment of the system's python3 (make .venv does), "
+            "or use the Docker sandbox (make sandbox)",
+        )
+
+
+@functools.cache
+def _cache_tag(python: tuple[str, ...]) -> str:
+    """``sys.implementation.cache_tag`` of interpreter ``python`` ('' if it does not run)."""
+    code = "import sys; print(sys.implementation.cache_tag)"
+    try:
+        done = subprocess.run(
+            [*python, "-c", code], capture_output=True, text=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
 
 
 def _last_error(lines: Sequence[str]) -> str:
@@ -97,17 +144,63 @@ def _last_error(lines: Sequence[str]) -> str:
     return (named or texts or [""])[-1]
 
 
-Spawn = Callable[[list[str]], Awaitable[asyncio.subprocess.Process]]
-"""How a sandbox starts a long-lived process with pipes (``Sandbox.spawn``)."""
+class ServerProcess(Protocol):
+    """The server's process as a sandbox's ``spawn`` gives it (``runner.SandboxProcess``;
+    an ``asyncio.subprocess.Process`` is one)."""
+
+    @property
+    def pid(self) -> int:
+        """Its process id."""
+
+    @property
+    def returncode(self) -> int | None:
+        """Its exit status once it has exited and was waited for, else None."""
+
+    @property
+    def stdin(self) -> Any:
+        """Its standard input (``write``, ``drain``, ``close``, ``is_closing``)."""
+
+    @property
+    def stdout(self) -> asyncio.StreamReader | None:
+        """Its standard output."""
+
+    @property
+    def stderr(self) -> asyncio.StreamReader | None:
+        """Its standard error."""
+
+    async def wait(self) -> int:
+        """Wait until it has exited; its exit status."""
+
+    def kill(self) -> None:
+        """SIGKILL it (ProcessLookupError where it has exited already)."""
+
+
+class ServerSandbox(Protocol):
+    """Where the server runs (a ``runner.Sandbox`` is one)."""
+
+    @property
+    def kind(self) -> str:
+        """Where the server finds the SDK (:func:`server_site`): "local" or "docker"."""
+
+    @property
+    def python(self) -> tuple[str, ...]:
+        """The interpreter that runs the server."""
+
+    @property
+    def user(self) -> tuple[int, int] | None:
+        """The (uid, gid) its processes run as, None for this process's own user."""
+
+    async def spawn(self, cmd: list[str]) -> ServerProcess:
+        """Start ``cmd`` with stdin, stdout and stderr pipes."""
 
 
 class McpBackend:
     """One family's MCP server for a batch of trials, in one sandbox.
 
-    Make it, give the sandbox :meth:`mounts`, then ``async with backend.serve(sandbox.spawn,
-    python):``. Each trial :meth:`open_trial` s a backend state (through the control channel on
-    the server's stdio, which only this object holds), :meth:`connect` s an MCP client session
-    to that state's tools (another channel of the same pipes, see :mod:`benchmark._mcp_mux`),
+    Make it, give the sandbox :meth:`mounts`, then ``async with backend.serve(sandbox):``.
+    Each trial :meth:`open_trial` s a backend state (through the control channel on the
+    server's stdio, which only this object holds), :meth:`connect` s an MCP client session to
+    that state's tools (another channel of the same pipes, see :mod:`benchmark._mcp_mux`),
     :meth:`dump` s its end state and :meth:`close_trial` s it.
 
     Every request goes through :meth:`guard`: it fails as :class:`BackendUnavailable` when the
@@ -118,6 +211,10 @@ class McpBackend:
     server spends answering requests queued before it: load slows trials down but does not
     make them invalid.
     """
+
+    CLOSE_GRACE_S = 5.0
+    """Seconds :meth:`close` waits for each step of the server's end (its control session,
+    its exit after stdin closes, its exit after a kill)."""
 
     def __init__(
         self,
@@ -143,7 +240,7 @@ class McpBackend:
             "vwt/_mcp_mux.py": MUX_FILE,
             "vwt/tools.json": tools_file,
         }
-        self._proc: asyncio.subprocess.Process | None = None
+        self._proc: ServerProcess | None = None
         self._exited: asyncio.Future[int] | None = None
         self._stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
         self._control: ClientSession | None = None
@@ -180,29 +277,33 @@ class McpBackend:
         self._heard += 1
 
     @contextlib.asynccontextmanager
-    async def serve(self, spawn: Spawn, kind: str) -> AsyncIterator[None]:
+    async def serve(self, sandbox: ServerSandbox) -> AsyncIterator[None]:
         """:meth:`start` the server for the body, then :meth:`close` it."""
         try:
-            await self.start(spawn, kind)
+            await self.start(sandbox)
             yield
         finally:
             await self.close()
 
-    async def start(self, spawn: Spawn, kind: str) -> None:
-        """Start the server through ``spawn`` (a sandbox's, of ``kind``: see
-        :func:`server_python`) and its control channel. Call :meth:`close` afterwards."""
+    async def start(self, sandbox: ServerSandbox) -> None:
+        """Start the server in ``sandbox`` (its ``python``, the SDK where
+        :func:`server_site` says) and its control channel. Call :meth:`close` afterwards.
+
+        A local sandbox running as another user (nobody, under root) serves from the host's
+        SDK only once :func:`check_site_for` finds it usable."""
         if self._proc is not None:
             raise RuntimeError("the MCP server was started already")
-        self._proc = proc = await spawn(self.argv(*server_python(kind)))
+        if sandbox.kind == "local" and sandbox.user is not None:
+            await asyncio.to_thread(check_site_for, sandbox.python, sandbox.user)
+        argv = self.argv(sandbox.python, server_site(sandbox.kind))
+        self._proc = proc = await sandbox.spawn(argv)
         self._exited = asyncio.ensure_future(proc.wait())
         self._drain = asyncio.ensure_future(self._drain_stderr(proc))
         ready: asyncio.Future[ClientSession] = asyncio.get_running_loop().create_future()
         self._keeper = asyncio.ensure_future(self._keep(proc, ready))
         self._control = await self.guard(ready, "the control channel's start")
 
-    async def _keep(
-        self, proc: asyncio.subprocess.Process, ready: asyncio.Future[ClientSession]
-    ) -> None:
+    async def _keep(self, proc: ServerProcess, ready: asyncio.Future[ClientSession]) -> None:
         """Hold the pipes' multiplexer and the control session until :meth:`close`, in a task
         of their own: when the server dies under them, what fails there ends the trials'
         requests (as BackendUnavailable), never the task that runs the batch."""
@@ -230,7 +331,7 @@ class McpBackend:
         self._closing.set()
         if self._keeper is not None:
             # a control session still starting (a silent server) never sees the event
-            done, _ = await asyncio.wait([self._keeper], timeout=5)
+            done, _ = await asyncio.wait([self._keeper], timeout=self.CLOSE_GRACE_S)
             if not done:
                 self._keeper.cancel()
             await asyncio.gather(self._keeper, return_exceptions=True)
@@ -238,26 +339,38 @@ class McpBackend:
             await self._stop(self._proc)
         self._cleanup()
 
-    async def _drain_stderr(self, proc: asyncio.subprocess.Process) -> None:
+    async def _drain_stderr(self, proc: ServerProcess) -> None:
         assert proc.stderr is not None
         while line := await proc.stderr.readline():
             self._stderr.append(line.decode(errors="replace").rstrip())
 
-    async def _stop(self, proc: asyncio.subprocess.Process) -> None:
+    async def _stop(self, proc: ServerProcess) -> None:
+        """Close stdin, wait for the exit, kill the server if it does not; never raises.
+
+        The server may exit between the wait's timeout and the kill (reaped, but its wait
+        not yet returned), so a kill of a process that is gone (ProcessLookupError) is an
+        expected end, and then a fresh wait sees its status."""
+        assert self._exited is not None
+        grace = self.CLOSE_GRACE_S
         try:
             if proc.stdin is not None and not proc.stdin.is_closing():
                 proc.stdin.close()
-            assert self._exited is not None
-            done, _ = await asyncio.wait([self._exited], timeout=5)
+            done, _ = await asyncio.wait([self._exited], timeout=grace)
             if not done and proc.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     proc.kill()
-                await asyncio.wait([self._exited], timeout=5)
-            if self._drain is not None:
-                self._drain.cancel()
-                await asyncio.gather(self._drain, self._exited, return_exceptions=True)
+                again = asyncio.ensure_future(proc.wait())
+                either = [self._exited, again]
+                await asyncio.wait(either, timeout=grace, return_when=asyncio.FIRST_COMPLETED)
+                again.cancel()
+                await asyncio.gather(again, return_exceptions=True)
         except Exception as e:  # stopping never fails a batch: the sandbox kills what is left
             log.warning("stopping the MCP server of %s: %r", self.name, e)
+        finally:
+            pending = [f for f in (self._drain, self._exited) if f is not None and not f.done()]
+            for f in pending:
+                f.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
 
     def exit_cause(self) -> str | None:
         """Why the server is gone (its exit status and last stderr line), or None if running."""
@@ -265,7 +378,8 @@ class McpBackend:
             return None
         last = _last_error(self._stderr)
         status = self._proc.returncode
-        why = f"MCP server (pid {self._proc.pid}) exited with status {status}"
+        ended = "was stopped" if status is None else f"exited with status {status}"
+        why = f"MCP server (pid {self._proc.pid}) {ended}"
         return why + (f": {last}" if last else "")
 
     async def lost(self) -> str | None:

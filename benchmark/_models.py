@@ -7,16 +7,23 @@ import functools
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from types import ModuleType
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
 
 from benchmark._endpoint import endpoint_kwargs
 from benchmark._limits import MAX_RETRY_AFTER_S, Limits, estimate_tokens, gate, retry_after
 from benchmark.errors import BenchmarkError
-from benchmark.sim import register_sim_provider
+from benchmark.sim import SEED_HEADER, register_sim_provider
 from conditions import ModelEndpoint
 
 TIMEOUT_ENV = "VWT_MODEL_TIMEOUT_S"
@@ -53,7 +60,7 @@ async def _litellm() -> ModuleType:
     return _LITELLM if _LITELLM is not None else await asyncio.to_thread(load_litellm)
 
 
-def _retriable(litellm: ModuleType, error: Exception) -> bool:
+def _retriable(litellm: ModuleType, error: BaseException) -> bool:
     """Transient: a connection error, a timeout, 429 or a server error. A generic API error
     carrying a client status (litellm maps e.g. 403 so) is not."""
     e = litellm.exceptions
@@ -80,10 +87,14 @@ class ModelPolicy(BaseModel):
     """How the gateway calls a model: per-request timeout, attempts, backoff between them,
     and the limits on requests in flight and per minute (:class:`Limits`).
 
-    A provider that never answers costs at most ``attempts × timeout_s`` plus the backoffs
-    per call (3 × 60 s + 1.25 s by default), and the trial ends 'invalid' at its first
-    failed call. A 429 or 503 with ``Retry-After`` waits that long instead of the backoff
-    (at most ``timeout_s`` and 60 s), and holds the provider's other requests as long.
+    Retries back off exponentially with full jitter (tenacity's ``wait_random_exponential``):
+    retry ``n`` (from 0) waits a uniform draw in [0, min(``backoff_s`` × 2ⁿ,
+    ``max_backoff_s``)], so clients that failed together do not retry together. A response
+    with ``Retry-After`` (seconds or an HTTP date; servers send it with 429 and 503) waits
+    that long instead (at most
+    ``timeout_s`` and 60 s), and holds the provider's other requests as long. A provider that
+    never answers costs at most ``attempts × timeout_s`` plus the backoffs per call (3 × 60 s
+    + at most 0.75 s by default), and the trial ends 'invalid' at its first failed call.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -98,16 +109,22 @@ class ModelPolicy(BaseModel):
         default=0.25,
         ge=0,
         le=60,
-        description="Wait before the first retry; each later retry waits 4 times longer.",
+        description="Longest wait before the first retry; each later retry's doubles.",
+    )
+    max_backoff_s: float = Field(
+        default=8.0,
+        ge=0,
+        le=600,
+        description="Longest wait before any retry (without Retry-After).",
     )
     limits: Limits = Field(
         default_factory=Limits,
         description="Concurrency and per-minute limits of this process's model requests.",
     )
 
-    def delay(self, retry: int) -> float:
-        """Seconds to wait before retry number ``retry`` (0 for the first)."""
-        return float(self.backoff_s * 4**retry)
+    def longest_delay(self, retry: int) -> float:
+        """The longest wait before retry number ``retry`` (0 for the first)."""
+        return float(min(self.backoff_s * 2**retry, self.max_backoff_s))
 
     @classmethod
     def from_env(cls, attempts: int = 3, environ: Mapping[str, str] | None = None) -> ModelPolicy:
@@ -175,15 +192,53 @@ def _tokens(response: Any) -> int:
     )
 
 
-def _retry_wait(error: Exception, policy: ModelPolicy) -> float | None:
-    """The wait a 429 or 503 asks for with ``Retry-After`` (capped), else None."""
-    if getattr(error, "status_code", None) not in (429, 503):
-        return None
+def _retry_wait(error: BaseException | None, policy: ModelPolicy) -> float | None:
+    """The wait a failed response asks for with ``Retry-After`` (capped), else None. Read
+    whatever the status litellm gives the error: its Anthropic adapter reports a 503 as 500."""
     headers = getattr(error, "litellm_response_headers", None)
     if headers is None:
         headers = getattr(getattr(error, "response", None), "headers", None)
     wait = retry_after(headers)
     return None if wait is None else min(wait, MAX_RETRY_AFTER_S, policy.timeout_s)
+
+
+def backoff(
+    policy: ModelPolicy, on_retry_after: Callable[[float], None] | None = None
+) -> Callable[[RetryCallState], float]:
+    """The wait before a retry (a tenacity wait strategy): what the failed request's
+    ``Retry-After`` asks for (then ``on_retry_after`` is told the wait), else the policy's
+    jittered exponential backoff."""
+    jitter = wait_random_exponential(multiplier=policy.backoff_s, max=policy.max_backoff_s)
+
+    def wait(state: RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome is not None else None
+        asked = _retry_wait(error, policy)
+        if asked is None:
+            return float(jitter(state))
+        if on_retry_after is not None:
+            on_retry_after(asked)
+        return asked
+
+    return wait
+
+
+@functools.lru_cache(maxsize=256)
+def _takes_seed(litellm: ModuleType, model: str, provider: str) -> bool:
+    """Whether litellm sends ``seed`` to ``provider`` (True where it cannot tell: a custom
+    provider, the sim's included, is handed every parameter)."""
+    try:
+        supported = litellm.get_supported_openai_params(model=model, custom_llm_provider=provider)
+    except Exception:
+        return True
+    return supported is None or "seed" in supported
+
+
+def _seed(litellm: ModuleType, model: str, provider: str, seed: int) -> dict[str, Any]:
+    """The request seed as litellm can send it: the ``seed`` parameter, or for an API without
+    one (Anthropic Messages: litellm would refuse the parameter) the sim's seed header."""
+    if _takes_seed(litellm, model, provider):
+        return {"seed": seed}
+    return {"extra_headers": {SEED_HEADER: str(seed)}}
 
 
 def _assistant(response: Any) -> dict[str, Any]:
@@ -210,16 +265,18 @@ async def complete(
     usage: Usage,
     policy: ModelPolicy | None = None,
     endpoint: ModelEndpoint | None = None,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> dict[str, Any]:
     """One chat completion with tools; returns the assistant message as a plain dict. The
     request goes to ``endpoint`` (base URL, key variable) when the cycle spec gives one.
 
     Transient provider errors (connection, timeout, 429, 5xx) are retried per ``policy``
-    (default: :meth:`ModelPolicy.from_env`), after the wait a 429/503 asks for with
-    ``Retry-After`` or else the backoff; any other error (404, 400, 401/403, a reply that
-    cannot be read, anything raised) fails the call at once. Either way the failure is a
-    :class:`ModelCallFailed` whose message starts with the error's class name. Every request
-    first waits its turn under ``policy.limits``.
+    (default: :meth:`ModelPolicy.from_env`), by tenacity, after the wait the response asks
+    for with ``Retry-After`` or else the jittered backoff (``sleep`` waits: tests pass a fake
+    clock); any other error (404, 400, 401/403, a reply that cannot be read, anything raised)
+    fails the call at once. Either way the failure is a :class:`ModelCallFailed` whose
+    message starts with the error's class name. Every request first waits its turn under
+    ``policy.limits``.
     """
     policy = policy or ModelPolicy.from_env()
     route = endpoint_kwargs(model, endpoint)
@@ -227,36 +284,42 @@ async def complete(
     limits = gate(policy.limits)
     provider = _provider(litellm, model)
     estimate = estimate_tokens(messages, tools) if limits.limits_tokens(provider) else 0
-    for attempt in range(policy.attempts):
-        try:
-            async with limits.request(provider, estimate) as ticket:
-                start = time.perf_counter()
-                # The gateway's retry policy is the only one: the provider client must not
-                # multiply it with retries of its own.
-                response = await litellm.acompletion(
-                    model=model,
-                    messages=messages,
-                    tools=tools or None,
-                    seed=seed,
-                    temperature=0,
-                    max_retries=0,
-                    timeout=policy.timeout_s,
-                    **route,
-                )
-                ticket.used(_tokens(response))
-            reply = _assistant(response)
-        except Exception as e:  # any error ends the trial ('invalid'), never the batch
-            if not _retriable(litellm, e):
-                raise ModelCallFailed(_reason(e, model)) from e
-            if attempt + 1 == policy.attempts:
-                raise ModelCallFailed(_reason(e, model, policy.attempts)) from e
-            wait = _retry_wait(e, policy)
-            if wait is None:
-                wait = policy.delay(attempt)
-            else:
-                limits.pause(provider, wait)
-            await asyncio.sleep(wait)
-            continue
-        usage.add(response, time.perf_counter() - start)
-        return reply
-    raise AssertionError("unreachable")
+    seeded = _seed(litellm, model, provider, seed)
+
+    async def once() -> tuple[dict[str, Any], Any, float]:
+        async with limits.request(provider, estimate) as ticket:
+            start = time.perf_counter()
+            # The gateway's retry policy is the only one: the provider client must not
+            # multiply it with retries of its own.
+            response = await litellm.acompletion(
+                model=model,
+                messages=messages,
+                tools=tools or None,
+                temperature=0,
+                max_retries=0,
+                timeout=policy.timeout_s,
+                **seeded,
+                **route,
+            )
+            ticket.used(_tokens(response))
+        return _assistant(response), response, time.perf_counter() - start
+
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(policy.attempts),
+        wait=backoff(policy, lambda wait: limits.pause(provider, wait)),
+        retry=retry_if_exception(lambda e: _retriable(litellm, e)),
+        sleep=sleep,
+        reraise=True,
+    )
+    attempt = 0
+    try:
+        async for trying in retrying:
+            with trying:
+                attempt = trying.retry_state.attempt_number
+                reply, response, seconds = await once()
+    except Exception as e:  # any error ends the trial ('invalid'), never the batch
+        if not _retriable(litellm, e):
+            raise ModelCallFailed(_reason(e, model)) from e
+        raise ModelCallFailed(_reason(e, model, attempt)) from e
+    usage.add(response, seconds)
+    return reply

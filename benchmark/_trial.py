@@ -70,22 +70,31 @@ async def run_trial(
     (the reason names the cause); the batch goes on."""
     env = TrialEnvironment(family, task, served, backend)
     run = AgentRun()
+    verdict: VerifierResult | None = None
     try:
         async with env:
             run = await run_agent(model, harness, env, artifacts, seed, endpoint)
             verdict = await env.verify()
     except Exception as e:  # whatever went wrong ends this trial, not its batch
-        lost = await backend.lost()
-        if lost is not None:
-            run.invalid = f"backend: {lost}"
-        elif isinstance(e, BackendUnavailable):
-            run.invalid = f"backend: {e}"
-        elif isinstance(e, McpError):
-            run.invalid = f"MCP protocol error: {e}"
-        else:
-            run.invalid = f"{type(e).__name__}: {e}"
-        return TrialResult(
-            outcome=Outcome.INVALID, run=run, verifier=None, critical=env.critical, error=str(e)
-        )
+        if verdict is None:
+            run.invalid = await _invalid_reason(backend, e)
+            return TrialResult(
+                outcome=Outcome.INVALID, run=run, verifier=None, critical=env.critical, error=str(e)
+            )
+        # Only the end of a verified trial's sessions failed: that is cleanup, and a server
+        # lost now does not undo the verdict.
     outcome = classify(run, verdict, env.critical)
     return TrialResult(outcome=outcome, run=run, verifier=verdict, critical=env.critical)
+
+
+async def _invalid_reason(backend: McpBackend, e: Exception) -> str:
+    """Why a trial that raised ``e`` is invalid: a lost server first (what the session saw
+    of it is only a consequence), then MCP's own errors, then the error's class."""
+    lost = await backend.lost()
+    if lost is not None:
+        return f"backend: {lost}"
+    if isinstance(e, BackendUnavailable):
+        return f"backend: {e}"
+    if isinstance(e, McpError):
+        return f"MCP protocol error: {e}"
+    return f"{type(e).__name__}: {e}"

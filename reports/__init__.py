@@ -19,7 +19,7 @@ from reports._cell import (
     cell_metrics,
     gain_difference,
 )
-from reports._compare import CellMove, RankChange, ReleaseComparison, compare_releases
+from reports._compare import CellMove, RankChange, ReleaseComparison, Renamed, compare_releases
 from reports._export import EXPORT_FORMATS, export_release
 from reports._flags import Flag, cell_flags
 from reports._html import REPORT_FILE, HtmlReport, write_html_report
@@ -88,6 +88,7 @@ __all__ = [
     "ReleasedAdaptation",
     "ReleasedCondition",
     "ReleasedSubmission",
+    "Renamed",
     "ReportError",
     "Retention",
     "SignTest",

@@ -23,7 +23,14 @@ from runner._plan import plan_phase
 from runner._ray import ADDRESS_ENV, start_ray
 from runner._records import Batch, TrialRecord, TrialSpec, trial_key
 from runner._sandbox import SandboxKind, make_sandbox, resolve_sandbox_kind
-from runner._sandbox_base import ExecResult, Mount, Sandbox
+from runner._sandbox_base import (
+    NOBODY,
+    ExecResult,
+    Mount,
+    OutputRefused,
+    Sandbox,
+    SandboxProcess,
+)
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import DEFAULT_IMAGE, docker_status, remove_stale_sandboxes
 from runner._sandbox_local import LocalSandbox
@@ -37,6 +44,7 @@ __all__ = [
     "EXECUTOR_ENV",
     "LOCK_NAME",
     "MAX_ATTEMPTS",
+    "NOBODY",
     "Accounting",
     "Batch",
     "CellAccounting",
@@ -46,11 +54,13 @@ __all__ = [
     "Execution",
     "LocalSandbox",
     "Mount",
+    "OutputRefused",
     "Progress",
     "RunInterrupted",
     "RunnerError",
     "Sandbox",
     "SandboxKind",
+    "SandboxProcess",
     "TrialRecord",
     "TrialSpec",
     "TrialStore",

@@ -99,6 +99,12 @@ class TrialRecord(BaseModel):
     )
     model: str = Field(description="litellm model string.")
     provider: str = Field(description="Provider id.")
+    wire: str | None = Field(
+        default=None,
+        description="Wire format the model's requests travelled in (benchmark.wire_format: "
+        "'anthropic-messages', 'gemini-generate-content', 'openai-chat-completions', "
+        "'sim-in-process', …); None in records written before it was recorded.",
+    )
     harness: str = Field(description="Harness version.")
     tool_interfaces: dict[str, str] = Field(description="Interface version id per environment.")
     schema_digests: dict[str, str] = Field(description="Served schema digest per environment.")

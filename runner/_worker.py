@@ -22,6 +22,7 @@ from benchmark import (
     load_litellm,
     run_trial,
     serve,
+    wire_format,
 )
 from benchmark._seeds import request_seed
 from benchmark.harness import AgentArtifacts, harness_version
@@ -76,6 +77,7 @@ def _record(
         seed=spec.seed,
         model=c.model.model,
         provider=c.provider,
+        wire=wire_format(c.model.model),
         harness=c.harness,
         tool_interfaces=dict(c.tool_interface),
         schema_digests={fam.env_id: served.digest},
@@ -159,7 +161,7 @@ async def run_batch_async(
             emit(row)
         return row
 
-    async with sandbox, backend.serve(sandbox.spawn, sandbox.kind):
+    async with sandbox, backend.serve(sandbox):
         return await asyncio.gather(*(one(s) for s in batch.trials))
 
 

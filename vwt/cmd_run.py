@@ -2,33 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.markup import escape
 from rich.table import Column, Table
 from rich.text import Text
 
-from benchmark import ModelPolicy, default_cycle_spec_path
-from conditions import Cycle, CycleSpec
-from reports import ArmSummary, Cell, ReportError, build_matrix
-from runner import (
-    MAX_ATTEMPTS,
-    Accounting,
-    DevRun,
-    Execution,
-    Progress,
-    SandboxKind,
-    invalid_trials_error,
-    run_dev,
-    run_phase,
-)
 from vwt._common import (
     DEFAULT_HOME,
-    AsJson,
     Home,
     RayAddress,
     console,
@@ -36,7 +20,18 @@ from vwt._common import (
     use_ray_address,
     user_errors,
 )
-from vwt.cmd_submissions import load_bundle
+from vwt._json_out import AsJson, emit_json
+
+if TYPE_CHECKING:
+    from reports import ArmSummary, Cell
+    from runner import Accounting, DevRun, Execution, Progress
+
+# The packages are imported by the commands that use them, not here: `vwt run … --help` needs
+# none of them, so these two are spelled out (tests/vwt/test_cli.py checks them against runner).
+SandboxKind = Literal["auto", "local", "docker"]
+"""runner.SandboxKind's values."""
+MAX_ATTEMPTS = 3
+"""runner.MAX_ATTEMPTS."""
 
 app = typer.Typer(
     help="Operators: run the frozen and adapted evaluations of a cycle on Ray (resumable). "
@@ -87,7 +82,7 @@ def _progress(as_json: bool, what: str) -> AbstractContextManager[Progress | Non
 
 
 def _emit(data: dict[str, Any]) -> None:
-    typer.echo(json.dumps(data, indent=2))
+    emit_json(data)
 
 
 def _print_run(execution: Execution, accounting: Accounting) -> None:
@@ -126,12 +121,17 @@ def _phase(
     max_attempts: int,
     as_json: bool,
 ) -> None:
+    from benchmark import ModelPolicy
+    from conditions import Cycle
+    from runner import invalid_trials_error, run_phase
+
+    ModelPolicy.from_env()  # a malformed model setting: one error before anything is written
     cycle = Cycle.open(home)
     with _progress(as_json, f"{phase} trials") as progress:
         execution, accounting = run_phase(
             cycle,
             phase,
-            sandbox=sandbox.value,
+            sandbox=sandbox,
             tasks_per_split=tasks,
             k=k,
             max_attempts=max_attempts,
@@ -158,7 +158,7 @@ def _phase(
 @user_errors
 def frozen(
     home: Home = DEFAULT_HOME,
-    sandbox: Sandbox = SandboxKind.auto,
+    sandbox: Sandbox = "auto",
     tasks: CommittedTasks = None,
     k: CommittedTrials = None,
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
@@ -174,7 +174,6 @@ def frozen(
     accounting (per-cell counts, complete, clean).
     """
     use_ray_address(ray_address)
-    ModelPolicy.from_env()  # a malformed model setting: one error before anything is written
     _phase("frozen", home, sandbox, tasks, k, max_attempts, as_json)
 
 
@@ -182,7 +181,7 @@ def frozen(
 @user_errors
 def adapted(
     home: Home = DEFAULT_HOME,
-    sandbox: Sandbox = SandboxKind.auto,
+    sandbox: Sandbox = "auto",
     tasks: CommittedTasks = None,
     k: CommittedTrials = None,
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
@@ -198,7 +197,6 @@ def adapted(
     `run frozen`; --json as for `run frozen`.
     """
     use_ray_address(ray_address)
-    ModelPolicy.from_env()  # a malformed model setting: one error before anything is written
     _phase("adapted", home, sandbox, tasks, k, max_attempts, as_json)
 
 
@@ -288,7 +286,7 @@ def dev(
         Path,
         typer.Option("--home", help="Where dev trials are stored and reused; no keys needed."),
     ] = DEV_HOME,
-    sandbox: Sandbox = SandboxKind.auto,
+    sandbox: Sandbox = "auto",
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
     as_json: AsJson = False,
     ray_address: RayAddress = None,
@@ -305,10 +303,20 @@ def dev(
     safe_stop, pass_hat_k), gain, interval (lo, hi), confidence, p_negative,
     execution and accounting.
     """
+    from benchmark import ModelPolicy, check_model, default_cycle_spec_path
+    from conditions import CycleSpec
+
     use_ray_address(ray_address)
     ModelPolicy.from_env()  # a malformed model setting: one error before anything is written
-    bundle = load_bundle(submission)
     spec = CycleSpec.load(spec_path if spec_path is not None else default_cycle_spec_path())
+    if model is not None:  # a mistyped model is answered before the runner is even imported
+        check_model(model, spec.endpoints.get(model))
+
+    from reports import ReportError, build_matrix
+    from runner import invalid_trials_error, run_dev
+    from vwt.cmd_submissions import load_bundle
+
+    bundle = load_bundle(submission)
     with _progress(as_json, "dev trials") as progress:
         run = run_dev(
             bundle,
@@ -317,7 +325,7 @@ def dev(
             model=model,
             tasks_per_split=tasks,
             k=k,
-            sandbox=sandbox.value,
+            sandbox=sandbox,
             max_attempts=max_attempts,
             progress=progress,
         )

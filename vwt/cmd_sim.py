@@ -1,4 +1,4 @@
-"""`vwt sim` commands: list the simulated models, or serve them as an OpenAI-compatible API."""
+"""`vwt sim` commands: list the simulated models, or serve them in three providers' APIs."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from benchmark.sim import SIM_MODELS, FaultPlan, SimServer
 from vwt._common import console, user_errors
 
 app = typer.Typer(
-    help="The simulated models: list them, or serve them over loopback HTTP as an "
-    "OpenAI-compatible API with fault injection. Sim numbers say nothing about real models.",
+    help="The simulated models: list them, or serve them over loopback HTTP in the OpenAI, "
+    "Anthropic and Gemini APIs with fault injection. Sim numbers say nothing about real models.",
     no_args_is_help=True,
 )
 
@@ -41,6 +41,7 @@ def models_cmd() -> None:
         "model",
         "provider",
         "version",
+        "understand",
         "numbers",
         "enums",
         "procedure",
@@ -57,7 +58,7 @@ def models_cmd() -> None:
             s.name,
             s.provider,
             s.version,
-            *(f"{p:.2f}" for p in (s.read_numbers, s.map_enums, s.know_procedure)),
+            *(f"{p:.2f}" for p in (s.understand, s.read_numbers, s.map_enums, s.know_procedure)),
             *(f"{p:.2f}" for p in (s.read_schema, s.read_conventions, s.recover)),
             f"{s.notice_conflicts:.2f} → {s.on_conflict}",
             f"{s.temperature:.2f}",
@@ -65,7 +66,11 @@ def models_cmd() -> None:
         )
     console.print(table)
     console.print("every parameter is explained in docs/sim.md", highlight=False)
-    console.print("in-process: model 'sim/<model>'; over HTTP: 'vwt sim serve'", highlight=False)
+    console.print(
+        "in-process: model 'sim/<model>'; over HTTP as openai/, anthropic/ or gemini/<model>: "
+        "'vwt sim serve'",
+        highlight=False,
+    )
 
 
 def _plan(**fields: object) -> FaultPlan:
@@ -81,23 +86,25 @@ def _plan(**fields: object) -> FaultPlan:
 
 
 def _print_usage(server: SimServer) -> None:
-    url, plan = server.url, server.faults
+    plan = server.faults
     faults = ", ".join(f"{k}={v}" for k, v in plan.model_dump().items())
-    console.print(f"sim models served at [bold]{url}[/]", highlight=False, soft_wrap=True)
-    console.print(f"faults: {faults}", highlight=False, soft_wrap=True)
-    console.print(
-        f"litellm: litellm.completion(model='openai/acme-2', api_base='{url}', api_key='sim', ...)",
-        highlight=False,
-        markup=False,
-        soft_wrap=True,
-    )
-    console.print(
-        f"or set OPENAI_API_BASE={url} OPENAI_API_KEY=sim and use model 'openai/acme-2'",
-        highlight=False,
-        markup=False,
-        soft_wrap=True,
-    )
-    console.print("Ctrl-C stops the server.", highlight=False)
+    lines = [
+        f"sim models served at {server.root}, in three providers' APIs:",
+        f"  OpenAI chat completions   POST /v1/chat/completions   "
+        f"OPENAI_API_BASE={server.url}  model 'openai/acme-2'",
+        f"  Anthropic Messages        POST /v1/messages           "
+        f"ANTHROPIC_API_BASE={server.root}  model 'anthropic/acme-2'",
+        f"  Gemini generateContent    POST /v1beta/models/M:generateContent   "
+        f"GEMINI_API_BASE={server.gemini_url}  model 'gemini/acme-2'",
+        "no key is needed (vwt sends a placeholder where a client insists on one); in a cycle "
+        "spec, give each model its base as endpoints.<model>.api_base (docs/models.md)",
+        f"litellm: litellm.completion(model='anthropic/acme-2', api_base='{server.root}', "
+        "api_key='sim', ...)",
+        f"faults: {faults}",
+        "Ctrl-C stops the server.",
+    ]
+    for line in lines:
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 @app.command("serve")
@@ -137,10 +144,12 @@ def serve_cmd(
     seed: Annotated[int, typer.Option(min=0, help="Seed of the per-request fault draws.")] = 0,
     quiet: Annotated[bool, typer.Option(help="Do not print a line per request.")] = False,
 ) -> None:
-    """Serve the sim models at http://127.0.0.1:PORT/v1 until Ctrl-C.
+    """Serve the sim models at http://127.0.0.1:PORT until Ctrl-C, in three providers' APIs.
 
-    POST /v1/chat/completions answers as the in-process 'sim/MODEL' would (model 'acme-2'
-    or 'sim/acme-2'); GET /v1/models lists them. Faults are drawn per request from --seed.
+    POST /v1/chat/completions (OpenAI), POST /v1/messages (Anthropic) and POST
+    /v1beta/models/MODEL:generateContent (Gemini) answer as the in-process 'sim/MODEL' would,
+    each in its API's format; GET /v1/models lists them. Faults are drawn per request from
+    --seed, on every API alike.
     """
     plan = _plan(
         seed=seed,

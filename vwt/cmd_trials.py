@@ -250,7 +250,8 @@ def _print_record(trials: TrialSet, r: TrialRecord) -> None:
         f"  task {shown(r.task_id)} (family {shown(r.family)}, split {shown(r.split)}), "
         f"trial {r.trial}, seed {r.seed}"
     )
-    out(f"  model {shown(r.model)} via {shown(r.provider)}, harness {shown(r.harness)}")
+    wire = f" (wire {shown(r.wire)})" if r.wire else ""
+    out(f"  model {shown(r.model)} via {shown(r.provider)}{wire}, harness {shown(r.harness)}")
     interfaces = ", ".join(f"{shown(e)}={shown(v)}" for e, v in sorted(r.tool_interfaces.items()))
     out(f"  tool interfaces: {interfaces}; sandbox {shown(r.sandbox)}")
     out(

@@ -146,7 +146,7 @@ async def main_async(batch: Batch, url: str, concurrency: int) -> dict[str, Any]
     os.environ["INSPECT_DISPLAY"] = "none"
     backend = McpBackend.of(family(batch.family))
     sandbox = make_sandbox("local", mounts=[Mount(*m) for m in backend.mounts()])
-    async with sandbox, backend.serve(sandbox.spawn, sandbox.kind):
+    async with sandbox, backend.serve(sandbox):
         refund = Refund(batch, backend)
         indexes = sorted(refund.tasks)
         epochs = max(t.trial for t in batch.trials) + 1

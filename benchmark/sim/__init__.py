@@ -1,4 +1,5 @@
-"""The ``sim`` model provider: simulated model versions and providers served through litellm.
+"""The ``sim`` model provider: simulated model versions and providers served through litellm,
+in process (``sim/<model>``) or over loopback HTTP in three providers' wire formats.
 
 An engine that knows no family, plus one knowledge pack per family (``KnowledgePack``).
 Sim models exist to exercise the framework offline. Their numbers say nothing about real models.
@@ -18,8 +19,10 @@ from benchmark.sim._pack import (
     Step,
     packs,
     register_pack,
+    use_family_packs,
 )
 from benchmark.sim._server import SimServer
+from benchmark.sim._wire import SEED_HEADER
 
 
 def register_sim_provider() -> None:
@@ -32,6 +35,7 @@ def register_sim_provider() -> None:
 __all__ = [
     "FORMATS",
     "PROVIDER",
+    "SEED_HEADER",
     "SIM_MODELS",
     "Action",
     "Fault",
@@ -52,4 +56,5 @@ __all__ = [
     "register_pack",
     "register_sim_provider",
     "sim_model",
+    "use_family_packs",
 ]

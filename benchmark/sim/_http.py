@@ -6,10 +6,11 @@ import contextlib
 import json
 import socket
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 MAX_BODY = 32 * 1024 * 1024
 """Largest request body read (bytes); larger requests get 413."""
@@ -25,12 +26,26 @@ class Reply:
     headers: tuple[tuple[str, str], ...] = ()
 
 
+@dataclass(frozen=True)
+class Request:
+    """One HTTP request as a route sees it."""
+
+    method: str
+    path: str
+    """The path without its query string or a trailing slash."""
+    body: bytes = b""
+    query: Mapping[str, str] = field(default_factory=dict)
+    """Query parameters (the last value of a repeated one)."""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """Header values by lower-cased name."""
+
+
 def _error(message: str) -> bytes:
     return json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
 
 
-Route = Callable[[str, str, bytes], Reply]
-"""(method, path, body) → reply."""
+Route = Callable[[Request], Reply]
+"""request → reply."""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -52,7 +67,15 @@ class _Handler(BaseHTTPRequestHandler):
         self._handle(self.rfile.read(int(size)))
 
     def _handle(self, body: bytes) -> None:
-        reply = self.server.route(self.command, self.path, body)
+        url = urlsplit(self.path)
+        request = Request(
+            method=self.command,
+            path=url.path.rstrip("/"),
+            body=body,
+            query=dict(parse_qsl(url.query)),
+            headers={k.lower(): v for k, v in self.headers.items()},
+        )
+        reply = self.server.route(request)
         if reply.body is None:
             self.close_connection = True
             return

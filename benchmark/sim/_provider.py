@@ -58,21 +58,37 @@ class SimLLM(CustomLLM):
 _HANDLER = SimLLM()
 
 
+WIRE_PROVIDERS = ("anthropic", "gemini")
+"""litellm providers whose real adapters reach the sim server (``vwt sim serve``) as
+``<provider>/<sim model>``; ``openai/<sim model>`` needs no entry (litellm asks nothing of an
+OpenAI-compatible model's info)."""
+
+
 def register() -> None:
-    """Make ``sim/<model>`` strings resolvable by litellm (idempotent), at zero cost."""
+    """Make ``sim/<model>`` strings resolvable by litellm (idempotent), at zero cost, and tell
+    litellm what the sim models are as ``anthropic/…`` and ``gemini/…`` models (chat models
+    with tools and system prompts, free): so its adapters lay requests out as for a current
+    model of that provider (Gemini's ``systemInstruction``, not the system prompt folded into
+    the first user turn as for a model it does not know)."""
     entries = [e for e in litellm.custom_provider_map if e.get("provider") != PROVIDER]
     litellm.custom_provider_map = [*entries, {"provider": PROVIDER, "custom_handler": _HANDLER}]
-    litellm.register_model(
-        {
-            f"{PROVIDER}/{name}": {
-                "litellm_provider": PROVIDER,
-                "mode": "chat",
-                "input_cost_per_token": 0.0,
-                "output_cost_per_token": 0.0,
-                "cache_creation_input_token_cost": 0.0,
-                "cache_read_input_token_cost": 0.0,
-                "supports_function_calling": True,
+    free = {
+        "mode": "chat",
+        "input_cost_per_token": 0.0,
+        "output_cost_per_token": 0.0,
+        "cache_creation_input_token_cost": 0.0,
+        "cache_read_input_token_cost": 0.0,
+        "supports_function_calling": True,
+    }
+    info = {f"{PROVIDER}/{name}": {"litellm_provider": PROVIDER, **free} for name in SIM_MODELS}
+    for provider in WIRE_PROVIDERS:
+        info |= {
+            f"{provider}/{name}": {
+                "litellm_provider": provider,
+                "supports_system_messages": True,
+                "supports_tool_choice": True,
+                **free,
             }
             for name in SIM_MODELS
         }
-    )
+    litellm.register_model(info)

@@ -1,8 +1,9 @@
-"""The sim models as a loopback OpenAI-compatible HTTP server, with seeded fault injection.
+"""The sim models as a loopback HTTP server speaking three providers' APIs, with seeded fault
+injection.
 
 Standard library only (``http.server`` in a daemon thread), so the real network path of any
-OpenAI-compatible client (litellm's included) is exercised against the same policy the
-in-process ``sim`` provider runs.
+client of OpenAI chat completions, Anthropic Messages or Gemini generateContent (litellm's
+adapters included) is exercised against the same policy the in-process ``sim`` provider runs.
 """
 
 from __future__ import annotations
@@ -14,40 +15,36 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
-
 from benchmark.errors import BenchmarkError
 from benchmark.sim._answer import answer
-from benchmark.sim._catalogue import PROVIDER, SIM_MODELS
+from benchmark.sim._catalogue import SIM_MODELS
 from benchmark.sim._faults import Fault, FaultPlan, ServerStats
-from benchmark.sim._http import HTTPServer, Reply
-from benchmark.sim._wire import (
-    MALFORMED_BODIES,
-    ChatRequest,
-    completion_body,
-    error_body,
-    models_body,
-)
+from benchmark.sim._http import HTTPServer, Reply, Request
+from benchmark.sim._wire import SEED_HEADER, Wire, WireError
+from benchmark.sim._wire_anthropic import AnthropicMessages
+from benchmark.sim._wire_gemini import PATH as GEMINI_PATH
+from benchmark.sim._wire_gemini import GeminiGenerateContent
+from benchmark.sim._wire_openai import OpenAIChat, models_body
 
 HOST = "127.0.0.1"
-_ERROR_KINDS = {
-    400: ("invalid_request_error", "invalid_request"),
-    401: ("authentication_error", "invalid_api_key"),
-    403: ("permission_error", "permission_denied"),
-    404: ("invalid_request_error", "model_not_found"),
-    429: ("rate_limit_exceeded", "rate_limit_exceeded"),
-    500: ("server_error", "server_error"),
-    503: ("service_unavailable", "service_unavailable"),
-}
-"""OpenAI error (type, code) of each injectable status."""
+OPENAI = OpenAIChat()
+ANTHROPIC = AnthropicMessages()
+GEMINI = GeminiGenerateContent()
 
 
 def _json(status: int, body: dict[str, Any]) -> Reply:
     return Reply(status, json.dumps(body).encode())
 
 
-def _bad_request(message: str) -> Reply:
-    return _json(400, error_body(message, "invalid_request_error"))
+def _wire_of(request: Request) -> Wire | None:
+    """The API a completion request's route belongs to (None: not a completion route)."""
+    if request.method != "POST":
+        return None
+    if request.path == "/v1/chat/completions":
+        return OPENAI
+    if request.path == "/v1/messages":
+        return ANTHROPIC
+    return GEMINI if GEMINI_PATH.match(request.path) else None
 
 
 @dataclass
@@ -79,10 +76,13 @@ class _Counter:
 
 
 class SimServer:
-    """The sim models served over loopback HTTP at ``url`` (a context manager).
+    """The sim models served over loopback HTTP (a context manager).
 
-    ``POST /v1/chat/completions`` answers as the in-process ``sim/<model>`` would; ``GET
-    /v1/models`` lists the catalogue. ``faults`` decides which completion requests fail.
+    ``POST /v1/chat/completions`` (OpenAI, base ``url``), ``POST /v1/messages`` (Anthropic,
+    base ``root``) and ``POST /v1beta/models/{model}:generateContent`` (Gemini, base
+    ``gemini_url``) answer as the in-process ``sim/<model>`` would, each in its API's format;
+    ``GET /v1/models`` lists the catalogue. ``faults`` decides which completion requests fail,
+    on every route alike (one count of requests).
     """
 
     def __init__(
@@ -109,9 +109,23 @@ class SimServer:
         return int(self._http.server_address[1])
 
     @property
+    def root(self) -> str:
+        """``http://127.0.0.1:PORT``: the Anthropic base URL (clients add ``/v1/messages``)."""
+        return f"http://{HOST}:{self.port}"
+
+    @property
     def url(self) -> str:
         """The OpenAI-compatible base URL: ``http://127.0.0.1:PORT/v1``."""
-        return f"http://{HOST}:{self.port}/v1"
+        return f"{self.root}/v1"
+
+    @property
+    def gemini_url(self) -> str:
+        """The Gemini base URL: ``http://127.0.0.1:PORT/v1beta``."""
+        return f"{self.root}/v1beta"
+
+    def base_url(self, provider: str) -> str:
+        """The base URL litellm's ``provider`` adapter is pointed at (``api_base``)."""
+        return {"anthropic": self.root, "gemini": self.gemini_url}.get(provider, self.url)
 
     @property
     def stats(self) -> ServerStats:
@@ -148,68 +162,70 @@ class SimServer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _route(self, method: str, path: str, body: bytes) -> Reply:
-        path = path.split("?", 1)[0].rstrip("/")
-        if method == "GET" and path == "/v1/models":
+    def _route(self, request: Request) -> Reply:
+        if request.method == "GET" and request.path == "/v1/models":
             return _json(200, models_body())
-        if method == "POST" and path == "/v1/chat/completions":
-            return self._completion(body)
-        return _json(404, error_body(f"no route {method} {path}", "invalid_request_error"))
-
-    def _completion(self, body: bytes) -> Reply:
+        wire = _wire_of(request)
+        if wire is None:
+            message = f"no route {request.method} {request.path}"
+            return _json(404, OPENAI.error(404, message))
         index = self._counter.next_index()
         try:
-            return self._serve(body, index)
+            return self._serve(wire, request, index)
         finally:
             self._counter.done()
 
-    def _serve(self, body: bytes, index: int) -> Reply:
+    def _serve(self, wire: Wire, request: Request, index: int) -> Reply:
         # each connection has its own thread: a delayed request holds up no other
         time.sleep(self.faults.delay_s)
         fault = self.faults.fault_for(index)
         if fault is None:
-            reply = self._answer(body, index)
+            reply = self._answer(wire, request, index)
             outcome = "answered" if reply.status == 200 else "rejected"
             self._counter.count(answered=reply.status == 200)
         else:
-            reply = self._fault(fault, index)
+            reply = self._fault(wire, fault, index)
             outcome = f"fault {fault}"
             self._counter.count(fault)
         if self._log is not None:
             shown = "connection closed" if reply.body is None else f"HTTP {reply.status}"
-            self._log(f"request {index}: {outcome} ({shown})")
+            self._log(f"request {index} ({wire.name}): {outcome} ({shown})")
         return reply
 
-    def _fault(self, fault: Fault, index: int) -> Reply:
+    def _fault(self, wire: Wire, fault: Fault, index: int) -> Reply:
         if fault is Fault.DROP:
             return Reply(0, None)
         if fault is Fault.MALFORMED:
-            return Reply(200, MALFORMED_BODIES[index % len(MALFORMED_BODIES)])
+            return Reply(200, wire.malformed[index % len(wire.malformed)])
         status = self.faults.status
         message = f"injected fault: request {index} fails with {status}"
-        reply = _json(status, error_body(message, *_ERROR_KINDS[status]))
+        reply = _json(status, wire.error(status, message))
         wait = self.faults.retry_after_s
         if wait is None or status not in (429, 503):
             return reply
         return Reply(reply.status, reply.body, (("Retry-After", f"{wait:g}"),))
 
-    def _answer(self, body: bytes, index: int) -> Reply:
+    def _answer(self, wire: Wire, request: Request, index: int) -> Reply:
         try:
-            data = json.loads(body)
+            data = json.loads(request.body)
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            return _bad_request(f"request body is not valid JSON: {e}")
+            return _json(400, wire.error(400, f"request body is not valid JSON: {e}"))
         try:
-            request = ChatRequest.model_validate(data)
-        except ValidationError as e:
-            return _bad_request(f"not a chat-completions request: {e}")
-        name = request.model.removeprefix(f"{PROVIDER}/")
-        if name not in SIM_MODELS:
-            message = f"unknown sim model {request.model!r}; sim models: {', '.join(SIM_MODELS)}"
-            return _json(404, error_body(message, "invalid_request_error", "model_not_found"))
+            decoded = wire.decode(request, data)
+        except WireError as e:
+            return _json(e.status, wire.error(e.status, e.message))
+        if decoded.model not in SIM_MODELS:
+            message = f"unknown sim model {decoded.model!r}; sim models: {', '.join(SIM_MODELS)}"
+            return _json(404, wire.error(404, message))
+        seed = decoded.seed
+        if seed is None:
+            raw = request.headers.get(SEED_HEADER, "")
+            seed = int(raw) if raw.isdigit() else 0
         try:
-            reply = answer(name, data["messages"], data.get("tools") or [], request.seed or 0)
+            reply = answer(decoded.model, decoded.messages, decoded.tools, seed)
         except (AttributeError, KeyError, TypeError, ValueError) as e:
             # The policy trusts the harness's message shapes; an odd request is the client's
             # mistake, so it gets a 4xx instead of a dropped connection.
-            return _bad_request(f"the sim model cannot read this request: {type(e).__name__}: {e}")
-        return _json(200, completion_body(reply, f"chatcmpl-sim-{index}"))
+            message = f"the sim model cannot read this request: {type(e).__name__}: {e}"
+            return _json(400, wire.error(400, message))
+        return _json(200, wire.encode(reply, index))

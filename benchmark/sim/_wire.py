@@ -1,116 +1,83 @@
-"""The OpenAI chat-completions wire format the sim HTTP server reads and writes."""
+"""What every wire format the sim HTTP server speaks has in common: one API's requests decoded
+into the engine's request, the engine's reply encoded back, errors in that API's shape."""
 
 from __future__ import annotations
 
 import json
-import time
-from typing import Any
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ValidationError
 
 from benchmark.sim._answer import Answer
-from benchmark.sim._catalogue import SIM_MODELS
+from benchmark.sim._http import Request
+
+SEED_HEADER = "x-vwt-seed"
+"""Header carrying the request seed where an API has no seed field (Anthropic Messages): the
+gateway sends it there, and the sim reads it when the body names no seed. A real provider
+ignores it."""
 
 
-class _Function(BaseModel):
-    model_config = ConfigDict(extra="allow")
+class WireError(Exception):
+    """A request the API refuses: its HTTP ``status`` and a message for the error body."""
 
-    name: str
-    arguments: str
-
-
-class _ToolCall(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    id: str
-    function: _Function
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
 
 
-class _Message(BaseModel):
-    model_config = ConfigDict(extra="allow")
+@dataclass(frozen=True)
+class Decoded:
+    """A request as the sim engine reads it: chat-completions messages and function tools."""
 
-    role: str
-    content: Any = None
-    tool_calls: list[_ToolCall] | None = None
-
-
-class _ToolFunction(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    name: str
-    parameters: dict[str, Any] = Field(default_factory=dict)
+    model: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    seed: int | None
 
 
-class _Tool(BaseModel):
-    model_config = ConfigDict(extra="allow")
+class Wire(ABC):
+    """One provider API: its route's requests in, the sim's replies and errors out."""
 
-    type: str = "function"
-    function: _ToolFunction
+    name: ClassVar[str]
+    """The wire format's id, as trial records name it."""
+    malformed: ClassVar[tuple[bytes, ...]]
+    """Bodies of injected malformed replies: cut-off JSON, and JSON that is not a reply."""
+
+    @abstractmethod
+    def decode(self, request: Request, data: Any) -> Decoded:
+        """The engine's request in ``request`` (its JSON body parsed as ``data``); raises
+        WireError where the API would refuse it."""
+
+    @abstractmethod
+    def encode(self, reply: Answer, index: int) -> dict[str, Any]:
+        """The API's response body carrying ``reply`` (request number ``index``)."""
+
+    @abstractmethod
+    def error(self, status: int, message: str) -> dict[str, Any]:
+        """The API's error body for ``status``."""
 
 
-class ChatRequest(BaseModel):
-    """The fields of an OpenAI chat-completions request a sim model reads (others are ignored).
-
-    Validation checks the shapes the policy relies on; the policy then reads the request's JSON.
-    """
-
-    model_config = ConfigDict(extra="allow")
-
-    model: str = Field(description="Model name: 'acme-2' or 'sim/acme-2'.")
-    messages: list[_Message] = Field(min_length=1, description="The conversation.")
-    tools: list[_Tool] | None = Field(default=None, description="Tools offered.")
-    seed: int | None = Field(default=None, description="Seed of the model's draws (default 0).")
+def invalid(e: ValidationError, what: str) -> WireError:
+    """A 400 naming the first field of ``e`` that is wrong (as providers' errors do)."""
+    err = e.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    return WireError(400, f"not {what}: {where}: {err['msg']}" if where else f"not {what}")
 
 
-def completion_body(reply: Answer, request_id: str) -> dict[str, Any]:
-    """An OpenAI ``chat.completion`` object carrying ``reply``."""
-    move = reply.move
-    message: dict[str, Any] = {"role": "assistant", "content": move.text}
-    if move.tool is not None:
-        call = {"name": move.tool, "arguments": json.dumps(move.arguments)}
-        message = {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [{"id": reply.call_id, "type": "function", "function": call}],
-        }
+def text_of(value: Any) -> str:
+    """The text of a content value: a string, or text blocks' texts joined by blank lines."""
+    if isinstance(value, str):
+        return value
+    return "\n\n".join(str(b.get("text", "")) for b in value or [] if b.get("type") == "text")
+
+
+def tool_call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:
+    """A chat-completions tool call."""
     return {
-        "id": request_id,
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": reply.model,
-        "choices": [
-            {
-                "index": 0,
-                "message": message,
-                "finish_reason": "stop" if move.tool is None else "tool_calls",
-            }
-        ],
-        "usage": {
-            "prompt_tokens": reply.prompt_tokens,
-            "completion_tokens": reply.completion_tokens,
-            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-        },
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
     }
-
-
-def error_body(message: str, kind: str, code: str | None = None) -> dict[str, Any]:
-    """An OpenAI-style error object."""
-    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
-
-
-def models_body() -> dict[str, Any]:
-    """The ``GET /v1/models`` list: every sim model, owned by its simulated provider."""
-    return {
-        "object": "list",
-        "data": [
-            {"id": name, "object": "model", "created": 0, "owned_by": spec.provider}
-            for name, spec in SIM_MODELS.items()
-        ],
-    }
-
-
-MALFORMED_BODIES = (
-    b'{"id": "chatcmpl-sim", "object": "chat.completion", "choi',
-    b'{"object": "chat.completion", "choices": "none"}',
-)
-"""Bodies of injected malformed replies: cut-off JSON, and JSON that is not a completion."""

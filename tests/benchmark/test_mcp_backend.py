@@ -2,8 +2,12 @@
 the control channel out of the tools' reach, a dead or silent server an infrastructure error."""
 
 import asyncio
+import os
+import shutil
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,9 +19,11 @@ from benchmark import (
     BenchmarkError,
     McpBackend,
     backend_timeout,
+    check_site_for,
     family,
 )
-from tests.benchmark._helpers import start_backend
+from benchmark import _mcp_backend as mcp_backend
+from tests.benchmark._helpers import Subprocesses, start_backend
 
 FAMILY = family("support_ops")
 TASK = FAMILY.tasks("sealed", 1, 5)[0]
@@ -135,20 +141,10 @@ SILENT = "import sys; sys.stdin.read()"
 def test_a_silent_server_times_out_naming_the_request(tmp_path: Path) -> None:
     async def go() -> None:
         backend = McpBackend.of(FAMILY, timeout=0.5)
-
-        async def spawn(argv: list[str]) -> asyncio.subprocess.Process:
-            return await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-c",
-                SILENT,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-            )
-
+        silent = Subprocesses(tmp_path, command=[sys.executable, "-c", SILENT])
         started = time.perf_counter()
         with pytest.raises(BackendUnavailable, match=r"silent for 0\.5 s with the control"):
-            await backend.start(spawn, "local")
+            await backend.start(silent)
         assert time.perf_counter() - started >= 0.5
         await backend.close()
 
@@ -175,3 +171,101 @@ def test_the_silence_limit_comes_from_the_environment() -> None:
     for bad in ("soon", "0", "-5", "nan", "1e9"):
         with pytest.raises(BenchmarkError, match="VWT_BACKEND_TIMEOUT_S"):
             backend_timeout({"VWT_BACKEND_TIMEOUT_S": bad})
+
+
+class _ExitsDuringTheWait:
+    """A real server process whose first ``wait()`` lets it exit and be reaped, then hangs:
+    the close's wait times out after the process is gone, which is the race a loaded host
+    produced (the kill then raised ProcessLookupError out of the batch)."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.real = proc
+        self.pid, self.stdin, self.stdout, self.stderr = (
+            proc.pid,
+            proc.stdin,
+            proc.stdout,
+            proc.stderr,
+        )
+        self.waits = 0
+
+    @property
+    def returncode(self) -> int | None:
+        return None  # as a child watcher that has not reported yet says
+
+    async def wait(self) -> int:
+        self.waits += 1
+        if self.waits == 1:
+            await self.real.wait()  # it exits once its stdin closes, and is reaped ...
+            await asyncio.Event().wait()  # ... but this wait has not returned yet
+        return await self.real.wait()
+
+    def kill(self) -> None:
+        self.real.kill()
+
+
+def test_close_survives_a_server_that_exits_between_the_timeout_and_the_kill(
+    tmp_path: Path,
+) -> None:
+    async def go() -> None:
+        backend = McpBackend.of(FAMILY)
+        place = Subprocesses(tmp_path, wrap=_ExitsDuringTheWait)
+        place.place(backend)
+        await backend.start(place)
+        racing = backend._proc
+        assert isinstance(racing, _ExitsDuringTheWait)
+        assert await backend.open_trial(TASK.initial_state)  # a working server
+        backend.CLOSE_GRACE_S = 0.5
+        await backend.close()  # no ProcessLookupError, no hang on the wait that never returns
+        assert racing.waits == 2 and racing.real.returncode == 0
+        with pytest.raises(ProcessLookupError):
+            racing.kill()  # what close() met, and did not let out
+        with pytest.raises(BackendUnavailable, match="not running"):
+            await backend.open_trial(TASK.initial_state)
+
+    asyncio.run(asyncio.wait_for(go(), 120))
+
+
+NOBODY = (65534, 65534)
+
+
+@pytest.fixture
+def site(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A stand-in SDK directory under /tmp that every user can reach (pytest's tmp_path is
+    under a 0700 directory), used as the host's SDK."""
+    root = Path(tempfile.mkdtemp(prefix="vwt-site-"))
+    try:
+        root.chmod(0o755)
+        (root / "mcp").mkdir(mode=0o755)
+        (root / "mcp" / "__init__.py").write_text("")
+        (root / "mcp" / "__init__.py").chmod(0o644)
+        monkeypatch.setattr(mcp_backend, "host_site", lambda: root)
+        yield root
+    finally:
+        shutil.rmtree(root)
+
+
+def test_the_sdk_is_served_to_nobody_only_where_nobody_can_read_it(site: Path) -> None:
+    check_site_for([sys.executable], NOBODY)  # readable, this interpreter: fine
+    for path, mode in [(site, 0o700), (site / "mcp" / "__init__.py", 0o600), (site, 0o744)]:
+        path.chmod(mode)
+        with pytest.raises(BenchmarkError, match="not readable by uid 65534") as e:
+            check_site_for([sys.executable], NOBODY)
+        assert "chmod o+rX" in (e.value.hint or "")
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    if os.geteuid() == 0:
+        os.chown(site, *NOBODY)
+        site.chmod(0o500)  # owned by nobody: the owner's bits count, not the others'
+        check_site_for([sys.executable], NOBODY)
+
+
+def test_the_sdk_is_served_only_to_the_interpreter_it_was_installed_for(
+    site: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "python3"
+    other.write_text("#!/bin/sh\necho cpython-39\n")
+    other.chmod(0o755)
+    with pytest.raises(BenchmarkError, match="is cpython-39, the MCP SDK") as e:
+        check_site_for([str(other)], NOBODY)
+    assert sys.implementation.cache_tag in str(e.value) and "Docker" in (e.value.hint or "")
+    with pytest.raises(BenchmarkError, match="is not usable"):
+        check_site_for([str(tmp_path / "missing")], NOBODY)

@@ -123,7 +123,7 @@ def test_the_policy_defaults_and_its_environment() -> None:
     policy = ModelPolicy.from_env(attempts=5, environ=env)
     assert (policy.timeout_s, policy.attempts) == (7.5, 2)
     default = ModelPolicy()
-    worst = default.attempts * default.timeout_s + sum(default.delay(r) for r in range(2))
+    worst = default.attempts * default.timeout_s + sum(default.longest_delay(r) for r in range(2))
     assert worst < 6 * 60  # a hung provider costs a trial minutes, not more
 
 

@@ -102,7 +102,7 @@ def test_the_time_limit_kills_the_whole_group_even_when_sigterm_is_ignored(
     script = "trap '' TERM; sleep 60 & echo $!; wait"
     started = time.monotonic()
     r = run_limited(["sh", "-c", script], str(tmp_path), 0.5)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 50  # not held until the 60 s child ends
     assert_result(r, 137, timed_out=True)
     assert_dies(int(str(r["stdout"]).strip()))
 
@@ -110,7 +110,7 @@ def test_the_time_limit_kills_the_whole_group_even_when_sigterm_is_ignored(
 def test_children_left_behind_die_when_the_command_exits(tmp_path: Path) -> None:
     started = time.monotonic()
     r = run_limited(["sh", "-c", "sleep 60 & echo $!"], str(tmp_path), 30)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # returned with the command, not at its limit
     assert_result(r, 0)
     assert_dies(int(str(r["stdout"]).strip()))
 
@@ -151,13 +151,17 @@ async def assert_runs_through_backend(sb: Sandbox, backend: McpBackend) -> None:
     """A backend served in ``sb`` imports run_limited beside the server: a command's exit code
     comes back, one past its time limit is killed (137, timed out), and the library directory
     is the sandbox's."""
-    async with backend.serve(sb.spawn, sb.kind), backend.trial({}) as t:
+    async with backend.serve(sb), backend.trial({}) as t:
         ok = await t.call("run", {"argv": ["true"], "timeout_s": 5})
         assert_result(ok, 0)
         slow = {"argv": ["sleep", "30"], "timeout_s": 0.5}
         assert_result(await t.call("run", slow), 137, timed_out=True)
         opt = await t.call("opt")
-        assert opt == (opt_dir() if sb.kind == "local" else "/opt/vwt")
+        if isinstance(sb, LocalSandbox):
+            # Commands running as nobody (under root) get a copy of it in the work tree.
+            assert opt == (opt_dir() if sb.user is None else str(sb.workdir / ".vwt-opt"))
+        else:
+            assert opt == "/opt/vwt"
 
 
 def runner_backend(tmp_path: Path) -> McpBackend:
@@ -199,20 +203,21 @@ def test_a_backend_kills_what_a_command_took_out_of_its_group(tmp_path: Path) ->
         backend = runner_backend(tmp_path)
         async with (
             LocalSandbox(mounts=backend_mounts(backend)) as sb,
-            backend.serve(sb.spawn, sb.kind),
+            backend.serve(sb),
             backend.trial({}) as t,
         ):
-            await check_escapes(t)
+            await check_escapes(t, sb.python[0])
 
     asyncio.run(main())
 
 
-async def check_escapes(t: BackendTrial) -> None:
-    """Processes a command left outside its group die when it ends, and hold up nothing."""
-    args = {"argv": [sys.executable, "-c", ESCAPE], "timeout_s": 30}
+async def check_escapes(t: BackendTrial, python: str) -> None:
+    """Processes a command left outside its group die when it ends, and hold up nothing
+    (``python``: an interpreter the sandbox's user can run)."""
+    args = {"argv": [python, "-c", ESCAPE], "timeout_s": 30}
     started = time.monotonic()
     r = await t.call("run", args)
-    assert time.monotonic() - started < 10, "the escaped process held the pipes"
+    assert time.monotonic() - started < 30, "the escaped process held the pipes"
     assert_result(r, 0)
     for pid in str(r["stdout"]).split():
         assert_dies(int(pid))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from reports import (
     load_release,
     read_release,
 )
-from submissions import reference_bundles, submit
+from submissions import Bundle, reference_bundles, submit
 from tests.reports.test_verify import (
     adapt_and_run,
     run_frozen_in_process,
@@ -32,10 +33,16 @@ from tests.reports.test_verify import (
 
 
 def small_release(
-    home: Path, *, cycle_id: str, submissions: tuple[str, ...], seed: int | None = None
+    home: Path,
+    *,
+    cycle_id: str,
+    submissions: tuple[str, ...],
+    seed: int | None = None,
+    bundles: Sequence[Bundle] = (),
 ) -> Path:
-    """A small cycle (see small_spec) of the named reference ``submissions``, run frozen and
-    adapted in this process, revealed and released; returns its published directory."""
+    """A small cycle (see small_spec) of the named reference ``submissions`` and ``bundles``,
+    run frozen and adapted in this process, revealed and released; returns its published
+    directory."""
     data = small_spec(cycle_id).model_dump(mode="json")
     data["seed"] = data["seed"] if seed is None else seed
     spec = CycleSpec.model_validate(data)
@@ -43,9 +50,10 @@ def small_release(
     cycle.generate(single_axis_targets(spec))
     cycle.commit()
     cycle.transition(CycleState.open)
-    for bundle in reference_bundles():
-        if bundle.manifest.name in submissions:
-            submit(cycle, bundle)
+    for bundle in [b for b in reference_bundles() if b.manifest.name in submissions]:
+        submit(cycle, bundle)
+    for bundle in bundles:
+        submit(cycle, bundle)
     cycle.transition(CycleState.frozen_run)
     run_frozen_in_process(cycle)
     cycle.transition(CycleState.adaptation)

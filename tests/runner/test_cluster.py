@@ -71,6 +71,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dic
         "RAY_AUTH_MODE": "token",
         "RAY_AUTH_TOKEN": uuid.uuid4().hex + uuid.uuid4().hex,
     }
+    # a Ray runtime started in this process before (another module's, on this worker) set
+    # this to keep itself on one machine: a cluster of nodes must not inherit it
+    env.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)
     port = _free_port()
     common = ["--num-cpus", "1", "--node-ip-address", "127.0.0.1", "--disable-usage-stats"]
     head = [str(BIN / "ray"), "start", "--head", "--port", str(port), "--temp-dir", str(temp)]

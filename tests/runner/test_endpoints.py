@@ -113,3 +113,40 @@ def test_endpoints_must_name_catalogue_models() -> None:
     data["endpoints"] = {"openai/acme-2": {"api_base": "file:///etc/passwd"}}
     with pytest.raises(ValueError, match="api_base"):
         CycleSpec.model_validate(data)
+
+
+def test_models_behind_other_providers_apis_run_and_their_records_name_the_wire(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``anthropic/…`` and ``gemini/…`` sim models through litellm's real adapters, each at
+    its endpoint on one sim server, keyless; each record names the API its requests used."""
+    monkeypatch.setenv(EXECUTOR_ENV, "local")
+    for name in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    wires = {"anthropic/acme-2": "anthropic-messages", "gemini/acme-3": "gemini-generate-content"}
+    with SimServer() as server:
+        data: dict[str, Any] = CycleSpec.load(default_cycle_spec_path()).model_dump(mode="json")
+        data["catalogue"]["models"] += [
+            {"model": m, "version": m[-1], "provider": "acme"} for m in wires
+        ]
+        data["endpoints"] = {m: {"api_base": server.base_url(m.split("/")[0])} for m in wires}
+        spec = CycleSpec.model_validate(data)
+        conditions = [dev_condition(spec.source, m, spec.endpoints[m]) for m in wires]
+        batches = plan_phase(
+            cycle=spec.cycle,
+            cycle_seed=spec.seed,
+            phase="dev",
+            conditions=[(c.id, c) for c in conditions],
+            bundles=[],
+            tasks_per_split=2,
+            k=1,
+            interfaces=spec.interfaces,
+            endpoints=spec.endpoints,
+        )
+        store = TrialStore(tmp_path / "t.sqlite")
+        execute(store, batches, sandbox="local")
+        answered = server.stats.answered
+    records = store.records()
+    assert len(records) == 4 and all(r.outcome != "invalid" for r in records)
+    assert {r.model: r.wire for r in records} == wires
+    assert answered == sum(r.turns for r in records) > 0

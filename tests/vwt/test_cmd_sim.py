@@ -82,16 +82,19 @@ def test_serve_runs_in_the_foreground_until_ctrl_c(status: int) -> None:
     )
     try:
         assert proc.stdout is not None
-        head = [proc.stdout.readline() for _ in range(5)]
-        url = re.search(r"http://127\.0\.0\.1:\d+/v1", head[0])
-        assert url, head
-        assert any("OPENAI_API_BASE=" + url.group(0) in line for line in head)
-        assert [_post(url.group(0)), _post(url.group(0))] == [status, 200]
+        head = [proc.stdout.readline() for _ in range(8)]
+        root = re.search(r"http://127\.0\.0\.1:\d+", head[0])
+        assert root, head
+        for variable, base in (("OPENAI", "/v1"), ("ANTHROPIC", ""), ("GEMINI", "/v1beta")):
+            said = f"{variable}_API_BASE={root.group(0)}{base} "
+            assert any(said in line for line in head), (said, head)
+        url = root.group(0) + "/v1"
+        assert [_post(url), _post(url)] == [status, 200]
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=20)
     finally:
         proc.kill()
     assert proc.returncode == 0, out
-    assert f"request 0: fault error (HTTP {status})" in out
-    assert "request 1: answered (HTTP 200)" in out
+    assert f"request 0 (openai-chat-completions): fault error (HTTP {status})" in out
+    assert "request 1 (openai-chat-completions): answered (HTTP 200)" in out
     assert "stopped: 2 requests, 1 answered, 0 rejected, faults: 1 error" in out

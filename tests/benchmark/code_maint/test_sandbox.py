@@ -35,7 +35,7 @@ def _in_sandbox(body: Callable[[BackendTrial], Awaitable[None]]) -> None:
     async def go() -> None:
         async with (
             DockerSandbox(mounts=[Mount(*m) for m in server.mounts()]) as sb,
-            server.serve(sb.spawn, sb.kind),
+            server.serve(sb),
             server.trial(TASK.initial_state) as trial,
         ):
             await body(trial)
