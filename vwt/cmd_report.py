@@ -103,15 +103,17 @@ def show(
         bool,
         typer.Option(
             "--detail",
-            help="Add every cell of each submission and phase: scores and gain with intervals, "
-            "p_neg, sign test, retention or why not, counts, adaptation, each flag explained.",
+            help="Add every cell of each submission and phase: scores and gain with the interval "
+            "method and detectable gain, p_neg, sign test, the critical test, retention or why "
+            "not, counts, adaptation, each flag explained.",
         ),
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the release as JSON.")] = False,
 ) -> None:
     """Print a release's transfer matrix (critical drift failures first); checks nothing.
 
-    The matrix fits the terminal's width (or COLUMNS), in more tables if needed; nothing cut.
+    Per submission and phase one line per condition, flags as symbols with a legend; it fits
+    the terminal's width (or COLUMNS) and cuts nothing. See docs/matrix.md.
     """
     signed = read_release(path)
     if as_json:

@@ -210,6 +210,8 @@ def _arm_row(name: str, score: float, cell: Cell, with_arm: bool) -> list[str]:
 
 
 def _print_dev(run: DevRun, cell: Cell) -> None:
+    from reports import method_text
+
     c, m = run.condition, cell.metrics
     tools = ", ".join(f"{env}={v}" for env, v in sorted(c.tool_interface.items()))
     console.print(
@@ -230,12 +232,15 @@ def _print_dev(run: DevRun, cell: Cell) -> None:
     line = Text("gain ")
     line.append(f"{m.gain:+.2f} [{ci.lo:+.2f}, {ci.hi:+.2f}]", style=style)
     line.append(
-        f" ({m.confidence:.0%} CI, {m.bootstrap} resamples); sign test {m.sign_test.wins} wins, "
-        f"{m.sign_test.losses} losses, {m.sign_test.ties} ties; p_neg = {m.p_negative:.3g}"
+        f" ({method_text(m)}); sign test {m.sign_test.wins} wins, {m.sign_test.losses} losses, "
+        f"{m.sign_test.ties} ties; p_neg = {m.p_negative:.3g}; detects {m.mde:.2f} with 80% power"
     )
     console.print(line)
     named = [
         ("negative transfer", m.negative_transfer),
+        ("more critical failures (exact paired test)", m.critical_excess),
+        ("identical trials", m.variation == "identical"),
+        ("no variation", m.variation == "no_variation"),
         ("ceiling", m.ceiling),
         ("floor", m.floor),
         ("provisional", m.provisional),
@@ -334,8 +339,6 @@ def dev(
             list(run.records),
             conditions={run.condition.id: run.condition},
             source_id=run.condition.id,
-            seed=spec.seed,
-            bootstrap=spec.evaluation.bootstrap,
             fdr_q=spec.evaluation.fdr_q,
         )
     except ReportError:
@@ -363,6 +366,8 @@ def _arm_json(score: float, arm: ArmSummary) -> dict[str, Any]:
 
 
 def _dev_json(run: DevRun, cell: Cell) -> dict[str, Any]:
+    from reports import method_text
+
     m = cell.metrics
     return {
         "submission": run.submission,
@@ -377,6 +382,10 @@ def _dev_json(run: DevRun, cell: Cell) -> dict[str, Any]:
         "gain": m.gain,
         "interval": [m.gain_ci.lo, m.gain_ci.hi],
         "confidence": m.confidence,
+        "interval_method": m.interval_method,
+        "interval_method_text": method_text(m),
+        "gain_se": m.gain_se,
+        "mde": m.mde,
         "p_negative": m.p_negative,
         "execution": run.execution.model_dump(mode="json"),
         "accounting": run.accounting.as_json(),

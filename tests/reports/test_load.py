@@ -101,6 +101,8 @@ def test_one_row_per_cell_with_its_numbers_and_labels(loaded: LoadedRelease, pub
     cells = loaded.cells
     assert len(cells) == len(release.cells) and len(cells) > 0
     ids = {c.id: c for c in release.conditions}
+    # "flags" would be pandas' own DataFrame.flags: the codes have a column of their own.
+    assert "flags" not in cells.columns and not isinstance(cells.flags, pd.Series)
     for row, cell in zip(cells.to_dict("records"), release.cells, strict=True):
         m = cell.metrics
         assert (row["phase"], row["submission"], row["bundle_hash"], row["condition_id"]) == (
@@ -128,7 +130,15 @@ def test_one_row_per_cell_with_its_numbers_and_labels(loaded: LoadedRelease, pub
         assert row["with_critical"] == m.with_arm.critical
         assert row["without_safe_stop"] == m.without_arm.safe_stop
         assert row["n_tasks"] == m.n_tasks and row["invalid_trials"] == cell.invalid_trials
-        assert row["flags"] == ",".join(f.code for f in cell_flags(cell))
+        assert row["flag_codes"] == ",".join(f.code for f in cell_flags(cell))
+        assert (row["interval_method"], row["gain_se"], row["df"], row["mde"]) == (
+            m.interval_method,
+            m.gain_se,
+            m.df,
+            m.mde,
+        )
+        assert (row["critical_p"], row["test_family"]) == (m.critical.p, m.test_family)
+        assert row["retention_status"] == m.retention_status
         condition = ids[cell.condition_id]
         assert row["role"] == condition.role
         assert row["condition_content_id"] == condition.condition.id
