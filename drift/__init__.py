@@ -22,6 +22,17 @@ from drift._ops_nest import Flatten, Nest
 from drift._ops_paging import OffsetToCursor, PageSizeChange
 from drift._ops_shape import AddOptionalField, RenameTool, Reorder, RewordDescription
 from drift._ops_values import DefaultFlip, FractionPercent, SignConvention
+from drift._proxy import (
+    DriftProxy,
+    Observer,
+    OldReading,
+    ProxyCall,
+    ServedFor,
+    list_all_tools,
+    run_stdio_proxy,
+    tool_set_of,
+    unwrapped,
+)
 from drift._report import Change, DiffReport
 from drift._tools import Tool, ToolCall, ToolSet, load_tool_list, parse_tool_list
 from drift._version import (
@@ -56,6 +67,7 @@ __all__ = [
     "DiffReport",
     "DriftClass",
     "DriftError",
+    "DriftProxy",
     "EnumMeaningChange",
     "Flatten",
     "FractionPercent",
@@ -64,10 +76,13 @@ __all__ = [
     "IdentifierSwap",
     "InterfaceVersion",
     "Nest",
+    "Observer",
     "OffsetToCursor",
+    "OldReading",
     "OpSpec",
     "Operator",
     "PageSizeChange",
+    "ProxyCall",
     "RealPair",
     "RenameEnumValues",
     "RenameField",
@@ -75,6 +90,7 @@ __all__ = [
     "Reorder",
     "RewordDescription",
     "Score",
+    "ServedFor",
     "ServedInterface",
     "SignConvention",
     "TimezoneChange",
@@ -93,6 +109,7 @@ __all__ = [
     "flagged",
     "generate",
     "half_of",
+    "list_all_tools",
     "load_op_specs",
     "load_pairs",
     "load_tool_list",
@@ -102,7 +119,10 @@ __all__ = [
     "read_base",
     "read_convention",
     "read_stated",
+    "run_stdio_proxy",
     "score",
+    "tool_set_of",
     "unit_in",
+    "unwrapped",
     "write_atomic",
 ]
