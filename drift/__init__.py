@@ -16,11 +16,15 @@ from drift._generate import (
 )
 from drift._operator import DriftClass, Operator
 from drift._ops_core import RenameField, UnitChange
+from drift._ops_defaults import FormatDefault, NewDefaultParam
 from drift._ops_enum import EnumMeaningChange, RenameEnumValues
 from drift._ops_ids import IdentifierSwap, TimezoneChange
 from drift._ops_nest import Flatten, Nest
+from drift._ops_order import OrderCut
 from drift._ops_paging import OffsetToCursor, PageSizeChange
+from drift._ops_roles import RoleSwap
 from drift._ops_shape import AddOptionalField, RenameTool, Reorder, RewordDescription
+from drift._ops_silent import FilterSemantics, IndexBase
 from drift._ops_values import DefaultFlip, FractionPercent, SignConvention
 from drift._report import Change, DiffReport
 from drift._tools import Tool, ToolCall, ToolSet, load_tool_list, parse_tool_list
@@ -57,16 +61,21 @@ __all__ = [
     "DriftClass",
     "DriftError",
     "EnumMeaningChange",
+    "FilterSemantics",
     "Flatten",
+    "FormatDefault",
     "FractionPercent",
     "GenerateConfig",
     "Half",
     "IdentifierSwap",
+    "IndexBase",
     "InterfaceVersion",
     "Nest",
+    "NewDefaultParam",
     "OffsetToCursor",
     "OpSpec",
     "Operator",
+    "OrderCut",
     "PageSizeChange",
     "RealPair",
     "RenameEnumValues",
@@ -74,6 +83,7 @@ __all__ = [
     "RenameTool",
     "Reorder",
     "RewordDescription",
+    "RoleSwap",
     "Score",
     "ServedInterface",
     "SignConvention",
