@@ -49,6 +49,12 @@ class RoleSwap(Operator):
     def apply(self, tools: ToolSet) -> ToolSet:
         tool = require_tool(tools, self.tool)
         prop_a, prop_b = require_field(tool, self.a), require_field(tool, self.b)
+        if prop_a.get("type") != prop_b.get("type"):
+            raise DriftError(
+                f"'{self.a}' and '{self.b}' of {self.tool!r} differ in type: trading them is a "
+                "rename any schema shows, not a change of roles",
+                "pick two fields of one type",
+            )
         props = {
             k: (prop_b if k == self.a else prop_a if k == self.b else v)
             for k, v in tool.properties().items()

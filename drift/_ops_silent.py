@@ -21,6 +21,14 @@ from drift.errors import DriftError
 _TRAILING = re.compile(r"(\d+)$")
 
 
+def position_of(value: Any) -> int | None:
+    """The position a value states: an integer, or a positional identifier's trailing number."""
+    if is_number(value) and int(value) == value:
+        return int(value)
+    match = _TRAILING.search(value) if isinstance(value, str) else None
+    return int(match.group(1)) if match else None
+
+
 def shift_position(value: Any, delta: int) -> Any:
     """A position moved by ``delta``: an integer, or the trailing number of a positional
     identifier ('ORD-10001-3' is a customer's third order). Lists map element-wise; anything
@@ -92,8 +100,9 @@ class IndexBase(Operator):
         return self.old_reading(prev_call)
 
     def old_reading(self, call: ToolCall) -> ToolCall | None:
-        value = call.arguments.get(self.field)
-        if call.name != self.tool or shift_position(value, self._up) == value:
+        """The call read in the old base — where its position is one the old base has."""
+        where = position_of(call.arguments.get(self.field))
+        if call.name != self.tool or where is None or where < self.old_base:
             return None
         return call
 
