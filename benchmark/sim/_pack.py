@@ -4,12 +4,13 @@ A pack says how the family's instructions parse into typed slots, which actions 
 needs and which slots each action's arguments take, where a slot's value comes from (stated in
 the instruction, read from a tool result, or computed from one), and the words that match
 actions and slots to whatever schema is served. The engine (``_engine``) knows no family: adding
-a family means writing a pack and registering it.
+a family means writing a pack, which its family returns from ``Family.sim_pack`` (or one
+registered here).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -130,6 +131,9 @@ class KnowledgePack:
 
 
 _PACKS: dict[str, KnowledgePack] = {}
+_SOURCE: Callable[[], Iterable[KnowledgePack]] = tuple
+"""The packs of the families in play, given by whoever resolves families (see
+``use_family_packs``); the sim imports no family registry."""
 
 
 def register_pack(pack: KnowledgePack) -> None:
@@ -137,12 +141,16 @@ def register_pack(pack: KnowledgePack) -> None:
     _PACKS[pack.family] = pack
 
 
-def packs() -> list[KnowledgePack]:
-    """Registered packs: the built-in families' first, then any registered later."""
-    from benchmark._registry import FAMILIES
+def use_family_packs(source: Callable[[], Iterable[KnowledgePack]]) -> None:
+    """Give the sim the packs of the families in play: ``source()`` is asked each time the
+    packs are read, so families that become known later are seen."""
+    global _SOURCE
+    _SOURCE = source
 
-    for fam in FAMILIES.values():
-        pack = fam.sim_pack()
-        if pack is not None and pack.family not in _PACKS:
-            _PACKS[pack.family] = pack
-    return list(_PACKS.values())
+
+def packs() -> list[KnowledgePack]:
+    """The packs in play: the families' (in their order), a registered pack replacing its
+    family's in place, then the other registered packs."""
+    merged = {pack.family: pack for pack in _SOURCE()}
+    merged.update(_PACKS)
+    return list(merged.values())
