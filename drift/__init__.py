@@ -16,11 +16,15 @@ from drift._generate import (
 )
 from drift._operator import DriftClass, Operator
 from drift._ops_core import RenameField, UnitChange
+from drift._ops_defaults import FormatDefault, NewDefaultParam
 from drift._ops_enum import EnumMeaningChange, RenameEnumValues
 from drift._ops_ids import IdentifierSwap, TimezoneChange
 from drift._ops_nest import Flatten, Nest
+from drift._ops_order import OrderCut
 from drift._ops_paging import OffsetToCursor, PageSizeChange
+from drift._ops_roles import RoleSwap
 from drift._ops_shape import AddOptionalField, RenameTool, Reorder, RewordDescription
+from drift._ops_silent import FilterSemantics, IndexBase
 from drift._ops_values import DefaultFlip, FractionPercent, SignConvention
 from drift._proxy import (
     DriftProxy,
@@ -69,18 +73,23 @@ __all__ = [
     "DriftError",
     "DriftProxy",
     "EnumMeaningChange",
+    "FilterSemantics",
     "Flatten",
+    "FormatDefault",
     "FractionPercent",
     "GenerateConfig",
     "Half",
     "IdentifierSwap",
+    "IndexBase",
     "InterfaceVersion",
     "Nest",
+    "NewDefaultParam",
     "Observer",
     "OffsetToCursor",
     "OldReading",
     "OpSpec",
     "Operator",
+    "OrderCut",
     "PageSizeChange",
     "ProxyCall",
     "RealPair",
@@ -89,6 +98,7 @@ __all__ = [
     "RenameTool",
     "Reorder",
     "RewordDescription",
+    "RoleSwap",
     "Score",
     "ServedFor",
     "ServedInterface",
