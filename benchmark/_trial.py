@@ -11,7 +11,7 @@ from benchmark._backend_client import BackendProcess, BackendUnavailable
 from benchmark._environment import TrialEnvironment
 from benchmark._oracle import CriticalFlag
 from benchmark._task import Family, Task, VerifierResult
-from benchmark.harness import AgentArtifacts, AgentRun, HarnessVersion, run_agent
+from benchmark.harness import AgentArtifacts, AgentRun, HarnessVersion, ScriptRunner, run_agent
 from conditions import ModelEndpoint
 from drift import ServedInterface
 
@@ -63,17 +63,19 @@ async def run_trial(
     artifacts: AgentArtifacts,
     seed: int,
     endpoint: ModelEndpoint | None = None,
+    scripts: ScriptRunner | None = None,
 ) -> TrialResult:
     """Run, verify and classify one trial. ``seed`` is sent with every model request (the
     runner sends the arm's request seed, see ``benchmark._seeds``); ``endpoint``, where the
-    spec gives one, is where the model's requests go. Infrastructure failures,
+    spec gives one, is where the model's requests go; ``scripts`` runs skill scripts (in the
+    batch's sandbox). Infrastructure failures,
     and any other error raised, make it 'invalid' (the reason names the error's class); the
     batch goes on."""
     env = TrialEnvironment(family, task, served, backend, session)
     run = AgentRun()
     try:
         await env.start()
-        run = await run_agent(model, harness, env, artifacts, seed, endpoint)
+        run = await run_agent(model, harness, env, artifacts, seed, endpoint, scripts)
         verdict = await env.verify()
     except BackendUnavailable as e:
         run.invalid = f"backend: {e}"

@@ -31,7 +31,8 @@ from benchmark.harness import AgentArtifacts, harness_version
 from drift import ServedInterface
 from runner._records import Batch, TrialRecord, TrialSpec
 from runner._sandbox import make_sandbox
-from runner._sandbox_base import Mount
+from runner._sandbox_base import Mount, Sandbox
+from runner._skill_scripts import SandboxScripts, skill_mount
 
 _LOOP: asyncio.AbstractEventLoop | None = None
 _IN_RAY = True
@@ -122,14 +123,29 @@ async def run_batch_async(
 ) -> list[Row]:
     """Run every trial of ``batch``; returns (record JSON, compressed trace) per trial, in
     trial order, and hands each to ``emit`` as soon as it finishes."""
-    c = batch.condition
     fam = family(batch.family)
     served = serve(fam.env_id, batch.interface)
-    harness = harness_version(c.harness)
     artifacts = AgentArtifacts.model_validate_json(batch.artifacts_json)
     files = backend_files(fam)
     mounts = [Mount(host, target) for target, host in files.items()]
-    sandbox = make_sandbox(sandbox_kind, mounts=mounts)
+    with skill_mount(artifacts.skills) as skills:
+        sandbox = make_sandbox(sandbox_kind, mounts=[*mounts, *([skills] if skills else [])])
+        return await _run_in(batch, sandbox, fam, served, artifacts, concurrency, emit)
+
+
+async def _run_in(
+    batch: Batch,
+    sandbox: Sandbox,
+    fam: Family,
+    served: ServedInterface,
+    artifacts: AgentArtifacts,
+    concurrency: int,
+    emit: Callable[[Row], None] | None,
+) -> list[Row]:
+    """Every trial of ``batch`` in ``sandbox`` (not yet started)."""
+    c = batch.condition
+    harness = harness_version(c.harness)
+    scripts = SandboxScripts(sandbox)
     python = list(sandbox.python)  # the interpreter for the stdlib-only backend
     limit = asyncio.Semaphore(concurrency)
     node = _ray_node()
@@ -157,6 +173,7 @@ async def run_batch_async(
                 artifacts=artifacts,
                 seed=request_seed(spec.seed, arm),
                 endpoint=batch.endpoint,
+                scripts=scripts,
             )
         trace = json.dumps(result.run.messages, sort_keys=True).encode()
         sha = hashlib.sha256(trace).hexdigest()

@@ -18,7 +18,7 @@ from benchmark.sim._pack import Kind, KnowledgePack, Lexicon, packs
 from benchmark.sim._text import IDENT, NEGATION, tokens
 from drift import Convention, read_stated
 
-_TAG = re.compile(r"<(recipe|typed-skill|trajectory)[^>]*>\n?(.*?)\n?</\1>", re.DOTALL)
+_TAG = re.compile(r"<(recipe|typed-skill|trajectory|skill)[^>]*>\n?(.*?)\n?</\1>", re.DOTALL)
 _PAIR = re.compile(r"['\"]?\b([a-z][a-z_]*)\b['\"]? for ([^,;.]+)")
 _ARROW = re.compile(r"([a-z][a-z ]*?) ?(?:→|->|=>) ?['\"]?([a-z][a-z_]*)")
 _CONSTANT = re.compile(r"\b([a-z][a-z_]*)\b ?[:=]? ?[\"']([a-z][a-z_]*)[\"']")
@@ -304,7 +304,7 @@ def read_guidance(pack: KnowledgePack, kind: Kind, text: str, follows: frozenset
     core = {s.action for s in kind.steps if s.core}
     out = Guidance()
     for form, body in _TAG.findall(text):
-        if form == "recipe":
+        if form in ("recipe", "skill"):  # an Agent Skill's text is read like a recipe
             g = read_recipe(pack, body, follows)
         elif form == "typed-skill" and "skill" in follows:
             g = read_skill(pack, body)
