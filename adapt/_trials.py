@@ -23,7 +23,7 @@ from benchmark import (
 )
 from benchmark._seeds import request_seed
 from benchmark.harness import AgentArtifacts, harness_version
-from runner import Mount, make_sandbox
+from runner import Mount, SandboxScripts, make_sandbox, skill_mount
 
 UNTRUSTED = "adaptations (they run submitters' code)"
 """What runs, for the refusal when Docker is not there and ``local`` was not named."""
@@ -40,27 +40,31 @@ async def _family_trials(
     served = kit.served(fam.env_id)
     mounts = [Mount(host, target) for target, host in backend_files(fam).items()]
     out: list[tuple[Task, TrialResult]] = []
-    box = make_sandbox(kit.sandbox, mounts=mounts, untrusted=UNTRUSTED)
-    async with box as sandbox:
-        backend = BackendProcess(await sandbox.spawn(backend_argv(list(sandbox.python))))
-        try:
-            for task in tasks:
-                if gateway.closed:
-                    break
-                result = await run_trial(
-                    fam,
-                    task,
-                    served,
-                    backend,
-                    f"adapt/{task.id}",
-                    model=gateway.routed(kit.model),
-                    harness=harness_version(kit.harness),
-                    artifacts=artifacts,
-                    seed=request_seed(stable_int("adapt", task.id), arm),
-                )
-                out.append((task, result))
-        finally:
-            await backend.close()
+    with skill_mount(artifacts.skills) as skills:  # the skills' scripts run in the sandbox
+        box = make_sandbox(
+            kit.sandbox, mounts=[*mounts, *([skills] if skills else [])], untrusted=UNTRUSTED
+        )
+        async with box as sandbox:
+            backend = BackendProcess(await sandbox.spawn(backend_argv(list(sandbox.python))))
+            try:
+                for task in tasks:
+                    if gateway.closed:
+                        break
+                    result = await run_trial(
+                        fam,
+                        task,
+                        served,
+                        backend,
+                        f"adapt/{task.id}",
+                        model=gateway.routed(kit.model),
+                        harness=harness_version(kit.harness),
+                        artifacts=artifacts,
+                        seed=request_seed(stable_int("adapt", task.id), arm),
+                        scripts=SandboxScripts(sandbox),
+                    )
+                    out.append((task, result))
+            finally:
+                await backend.close()
     return out
 
 

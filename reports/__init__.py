@@ -20,6 +20,7 @@ from reports._cell import (
     gain_difference,
 )
 from reports._compare import CellMove, RankChange, ReleaseComparison, compare_releases
+from reports._dev import dev_trials, home_trials, is_dev_home, write_dev_html
 from reports._export import EXPORT_FORMATS, export_release
 from reports._flags import Flag, cell_flags
 from reports._html import REPORT_FILE, HtmlReport, write_html_report
@@ -105,10 +106,13 @@ __all__ = [
     "cell_metrics",
     "compare_releases",
     "condition_label",
+    "dev_trials",
     "export_release",
     "find_trial",
     "gain_difference",
     "group_trials",
+    "home_trials",
+    "is_dev_home",
     "load_release",
     "pass_hat_k",
     "read_release",
@@ -123,5 +127,6 @@ __all__ = [
     "trace_name",
     "trial_reason",
     "verify_release",
+    "write_dev_html",
     "write_html_report",
 ]

@@ -1,7 +1,15 @@
 """Planning and running trials on Ray in sandboxes, and the SQLite results store."""
 
 from runner._accounting import Accounting, CellAccounting, account
-from runner._dev import DevRun, dev_condition, dev_store, run_dev
+from runner._dev import (
+    DEV_CONDITIONS,
+    DEV_STORES,
+    DevRun,
+    dev_condition,
+    dev_conditions,
+    dev_store,
+    run_dev,
+)
 from runner._execute import (
     EXECUTOR_ENV,
     MAX_ATTEMPTS,
@@ -34,6 +42,7 @@ from runner._sandbox_base import (
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import DEFAULT_IMAGE, docker_status, remove_stale_sandboxes
 from runner._sandbox_local import LocalSandbox
+from runner._skill_scripts import SCRIPT_TIMEOUT_S, SandboxScripts, skill_mount
 from runner._store import TrialStore
 from runner._worker import run_batch, stream_batch
 from runner.errors import RunnerError
@@ -41,10 +50,13 @@ from runner.errors import RunnerError
 __all__ = [
     "ADDRESS_ENV",
     "DEFAULT_IMAGE",
+    "DEV_CONDITIONS",
+    "DEV_STORES",
     "EXECUTOR_ENV",
     "LOCK_NAME",
     "MAX_ATTEMPTS",
     "NOBODY",
+    "SCRIPT_TIMEOUT_S",
     "Accounting",
     "Batch",
     "CellAccounting",
@@ -61,12 +73,14 @@ __all__ = [
     "Sandbox",
     "SandboxKind",
     "SandboxProcess",
+    "SandboxScripts",
     "TrialRecord",
     "TrialSpec",
     "TrialStore",
     "account",
     "check_evaluation_size",
     "dev_condition",
+    "dev_conditions",
     "dev_store",
     "docker_status",
     "evaluation_conditions",
@@ -81,6 +95,7 @@ __all__ = [
     "run_batch",
     "run_dev",
     "run_phase",
+    "skill_mount",
     "start_ray",
     "store_for",
     "stream_batch",

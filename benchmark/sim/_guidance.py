@@ -19,6 +19,8 @@ from benchmark.sim._text import IDENT, NEGATION, tokens
 from drift import Convention, read_stated
 
 _TAG = re.compile(r"<(recipe|typed-skill|trajectory|skill)[^>]*>\n?(.*?)\n?</\1>", re.DOTALL)
+_PATH = re.compile(r"`?\b[\w.-]+/[\w./-]+`?")
+"""A file path (``references/codes.md``): what a skill names a file by, never a field or tool."""
 _PAIR = re.compile(r"['\"]?\b([a-z][a-z_]*)\b['\"]? for ([^,;.]+)")
 _ARROW = re.compile(r"([a-z][a-z ]*?) ?(?:→|->|=>) ?['\"]?([a-z][a-z_]*)")
 _CONSTANT = re.compile(r"\b([a-z][a-z_]*)\b ?[:=]? ?[\"']([a-z][a-z_]*)[\"']")
@@ -304,8 +306,10 @@ def read_guidance(pack: KnowledgePack, kind: Kind, text: str, follows: frozenset
     core = {s.action for s in kind.steps if s.core}
     out = Guidance()
     for form, body in _TAG.findall(text):
-        if form in ("recipe", "skill"):  # an Agent Skill's text is read like a recipe
+        if form == "recipe":
             g = read_recipe(pack, body, follows)
+        elif form == "skill":  # an Agent Skill's text is read like a recipe, its paths aside
+            g = read_recipe(pack, _PATH.sub("", body), follows)
         elif form == "typed-skill" and "skill" in follows:
             g = read_skill(pack, body)
         elif form == "trajectory" and "episode" in follows:
