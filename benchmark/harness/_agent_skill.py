@@ -61,9 +61,14 @@ def read_contract(front: FrontMatter) -> TypedSkill | None:
 
 
 def contract_json(contract: TypedSkill) -> str:
-    """The ``vwt-contract`` metadata value of ``contract``: the fields it sets but the two the
-    front matter holds, as two-space indented JSON."""
-    data = contract.model_dump(mode="json", exclude_unset=True, exclude=set(_FROM_FRONT))
+    """The ``vwt-contract`` metadata value of ``contract``: the fields it sets or that differ
+    from their defaults (a copy with updates sets nothing), but the two the front matter holds,
+    as two-space indented JSON."""
+    front = set(_FROM_FRONT)
+    given = contract.model_dump(mode="json", exclude_unset=True, exclude=front)
+    changed = contract.model_dump(mode="json", exclude_defaults=True, exclude=front).keys()
+    full = contract.model_dump(mode="json", exclude=front)
+    data = {k: given.get(k, v) for k, v in full.items() if k in given or k in changed}
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
@@ -126,7 +131,8 @@ class AgentSkill(BaseModel):
         """This skill with ``contract`` as its metadata's contract (the body and files kept)."""
         metadata = {**self._front.metadata, CONTRACT_KEY: contract_json(contract)}
         front = self._front.model_copy(update={"metadata": metadata})
-        return self.model_copy(update={"skill_md": render_skill_md(front, self._body)})
+        # a new instance, not a copy: the parsed front matter and contract must be the new ones
+        return AgentSkill(skill_md=render_skill_md(front, self._body), files=self.files)
 
     @classmethod
     def from_typed(cls, skill: TypedSkill, body: str = "") -> AgentSkill:
