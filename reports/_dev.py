@@ -30,9 +30,6 @@ from reports.errors import ReportError
 from runner import DEV_STORES, TrialRecord, TrialStore, dev_conditions
 from submissions import shown
 
-DEV_BOOTSTRAP = 10_000
-"""Bootstrap resamples per dev cell (as ``vwt run dev`` prints it)."""
-
 
 def _stores(home: Path) -> list[TrialStore]:
     return [TrialStore(p) for p in sorted(home.glob(DEV_STORES))]
@@ -81,14 +78,6 @@ def home_trials(home: Path) -> TrialSet:
     return dev_trials(home) if is_dev_home(home) else store_trials(home)
 
 
-def _seed(store: TrialStore) -> int:
-    """The cycle seed in a dev store's name (``dev-<cycle>-<seed>.sqlite``)."""
-    try:
-        return int(store.path.stem.rsplit("-", 1)[1])
-    except (IndexError, ValueError):
-        return 0
-
-
 def _cells(stores: list[TrialStore], known: dict[str, ReleasedCondition]) -> list[Cell]:
     cells: list[Cell] = []
     for store in stores:
@@ -100,8 +89,6 @@ def _cells(stores: list[TrialStore], known: dict[str, ReleasedCondition]) -> lis
                     mine,
                     conditions={cid: known[cid].condition},
                     source_id=cid,
-                    seed=_seed(store),
-                    bootstrap=DEV_BOOTSTRAP,
                 )
             except ReportError:
                 continue  # e.g. no baseline yet: its trials are still listed
@@ -128,7 +115,6 @@ def dev_report_data(home: Path) -> tuple[dict[str, Any], list[TrialRecord]]:
         "n_trials": len(records),
         "tasks_per_split": len({(r.condition_id, r.task_id) for r in records}),
         "k": max((r.trial for r in records), default=-1) + 1,
-        "bootstrap": DEV_BOOTSTRAP,
         "confidence": sorted({c.metrics.confidence for c in cells}),
         "fdr_q": 0.05,
         "accepted_invalid": False,
