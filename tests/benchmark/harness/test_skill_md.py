@@ -22,7 +22,9 @@ from submissions import reference_dir
 from tests._skills import SKILLS, reference_contract, reference_skill
 
 EXAMPLE = Path(__file__).parents[3] / "docs" / "examples" / "skills" / "refund-helper"
-GOOD = "---\nname: pdf-tools\ndescription: Extract text from PDF files. Use for PDFs.\n---\n# Body\n"
+GOOD = (
+    "---\nname: pdf-tools\ndescription: Extract text from PDF files. Use for PDFs.\n---\n# Body\n"
+)
 
 
 def _md(front: str, body: str = "# Body\n") -> str:
@@ -67,7 +69,9 @@ def test_each_rule_of_the_format_is_refused_by_name(text: str, rule: str) -> Non
 
 
 def test_metadata_values_read_as_strings_as_the_reference_parser_reads_them() -> None:
-    front, _ = parse_skill_md(_md('name: a\ndescription: d\nmetadata:\n  v: 1.0\n  ok: true\n  s: "x"'))
+    front, _ = parse_skill_md(
+        _md('name: a\ndescription: d\nmetadata:\n  v: 1.0\n  ok: true\n  s: "x"')
+    )
     assert front.metadata == {"v": "1.0", "ok": "true", "s": "x"}
 
 
@@ -128,7 +132,11 @@ def test_the_contract_lives_in_metadata_and_the_runtime_reads_it_from_there() ->
             "passes 'mail', which find_customer does not take",
         ),
         (
-            lambda c: {**c, "steps": [{"tool": "teleport", "args": {}}], "permissions": ["teleport"]},
+            lambda c: {
+                **c,
+                "steps": [{"tool": "teleport", "args": {}}],
+                "permissions": ["teleport"],
+            },
             "calls 'teleport', which no declared tool is",
         ),
         (
