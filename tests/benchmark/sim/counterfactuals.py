@@ -83,12 +83,11 @@ def recipe(text: str, name: str = "playbook") -> AgentArtifacts:
 
 
 def skill(s: TypedSkill) -> AgentArtifacts:
-    """A typed contract as the only artifact: the reference Agent Skill of its name with ``s``
-    as its contract (its body kept, as a submitter editing only the contract leaves it), or
-    ``s`` alone in a bodiless skill."""
-    if (SKILLS / s.name).is_dir():
-        return AgentArtifacts(skills=(reference_skill(s.name).with_contract(s),))
-    return AgentArtifacts(skills=(AgentSkill.from_typed(s),))
+    """A typed contract as the only artifact, an Agent Skill with ``s``'s name, description
+    and contract, and the body of the reference skill of that name (as a submitter editing
+    only the contract and description leaves it)."""
+    body = reference_skill(s.name).body if (SKILLS / s.name).is_dir() else ""
+    return AgentArtifacts(skills=(AgentSkill.from_typed(s, body),))
 
 
 def memory(m: TrajectorySet) -> AgentArtifacts:
