@@ -21,7 +21,7 @@ from benchmark import (
 )
 from benchmark._seeds import request_seed
 from benchmark.harness import AgentArtifacts, harness_version
-from runner import Mount, make_sandbox
+from runner import Mount, SandboxScripts, make_sandbox, skill_mount
 
 UNTRUSTED = "adaptations (they run submitters' code)"
 """What runs, for the refusal when Docker is not there and ``local`` was not named."""
@@ -38,24 +38,27 @@ async def _family_trials(
     served = kit.served(fam.env_id)
     backend = McpBackend.of(fam)
     out: list[tuple[Task, TrialResult]] = []
-    box = make_sandbox(
-        kit.sandbox, mounts=[Mount(*m) for m in backend.mounts()], untrusted=UNTRUSTED
-    )
-    async with box as sandbox, backend.serve(sandbox):
-        for task in tasks:
-            if gateway.closed:
-                break
-            result = await run_trial(
-                fam,
-                task,
-                served,
-                backend,
-                model=gateway.routed(kit.model),
-                harness=harness_version(kit.harness),
-                artifacts=artifacts,
-                seed=request_seed(stable_int("adapt", task.id), arm),
-            )
-            out.append((task, result))
+    with skill_mount(artifacts.skills) as skills:  # the skills' scripts run in the sandbox
+        mounts = [Mount(*m) for m in backend.mounts()]
+        box = make_sandbox(
+            kit.sandbox, mounts=[*mounts, *([skills] if skills else [])], untrusted=UNTRUSTED
+        )
+        async with box as sandbox, backend.serve(sandbox):
+            for task in tasks:
+                if gateway.closed:
+                    break
+                result = await run_trial(
+                    fam,
+                    task,
+                    served,
+                    backend,
+                    model=gateway.routed(kit.model),
+                    harness=harness_version(kit.harness),
+                    artifacts=artifacts,
+                    seed=request_seed(stable_int("adapt", task.id), arm),
+                    scripts=SandboxScripts(sandbox),
+                )
+                out.append((task, result))
     return out
 
 

@@ -1,7 +1,15 @@
 """Planning and running trials on Ray in sandboxes, and the SQLite results store."""
 
 from runner._accounting import Accounting, CellAccounting, account
-from runner._dev import DevRun, dev_condition, dev_store, run_dev
+from runner._dev import (
+    DEV_CONDITIONS,
+    DEV_STORES,
+    DevRun,
+    dev_condition,
+    dev_conditions,
+    dev_store,
+    run_dev,
+)
 from runner._execute import (
     EXECUTOR_ENV,
     MAX_ATTEMPTS,
@@ -45,6 +53,7 @@ from runner._sandbox_base import (
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import DEFAULT_IMAGE, docker_status, remove_stale_sandboxes
 from runner._sandbox_local import LocalSandbox
+from runner._skill_scripts import SCRIPT_TIMEOUT_S, SandboxScripts, skill_mount
 from runner._store import StoredRow, TrialStore, canonical_record, record_leaf
 from runner._worker import run_batch, stream_batch
 from runner.errors import RunnerError
@@ -52,11 +61,14 @@ from runner.errors import RunnerError
 __all__ = [
     "ADDRESS_ENV",
     "DEFAULT_IMAGE",
+    "DEV_CONDITIONS",
+    "DEV_STORES",
     "EXECUTOR_ENV",
     "LOCK_NAME",
     "MAX_ATTEMPTS",
     "NOBODY",
     "PIN_FIELD",
+    "SCRIPT_TIMEOUT_S",
     "Accounting",
     "Batch",
     "CellAccounting",
@@ -74,6 +86,7 @@ __all__ = [
     "Sandbox",
     "SandboxKind",
     "SandboxProcess",
+    "SandboxScripts",
     "StoredRow",
     "TrialRecord",
     "TrialSpec",
@@ -85,6 +98,7 @@ __all__ = [
     "checked_rows",
     "cycle_store",
     "dev_condition",
+    "dev_conditions",
     "dev_store",
     "docker_status",
     "evaluation_conditions",
@@ -104,6 +118,7 @@ __all__ = [
     "run_batch",
     "run_dev",
     "run_phase",
+    "skill_mount",
     "start_ray",
     "store_for",
     "stream_batch",

@@ -29,7 +29,8 @@ from benchmark.harness import AgentArtifacts, harness_version
 from drift import ServedInterface
 from runner._records import Batch, TrialRecord, TrialSpec
 from runner._sandbox import make_sandbox
-from runner._sandbox_base import Mount
+from runner._sandbox_base import Mount, Sandbox
+from runner._skill_scripts import SandboxScripts, skill_mount
 
 _LOOP: asyncio.AbstractEventLoop | None = None
 _IN_RAY = True
@@ -120,13 +121,31 @@ async def run_batch_async(
 ) -> list[Row]:
     """Run every trial of ``batch``; returns (record JSON, compressed trace) per trial, in
     trial order, and hands each to ``emit`` as soon as it finishes."""
-    c = batch.condition
     fam = family(batch.family)
     served = serve(fam.env_id, batch.interface)
-    harness = harness_version(c.harness)
     artifacts = AgentArtifacts.model_validate_json(batch.artifacts_json)
     backend = McpBackend.of(fam)
-    sandbox = make_sandbox(sandbox_kind, mounts=[Mount(*m) for m in backend.mounts()])
+    with skill_mount(artifacts.skills) as skills:  # the skills' scripts run in the sandbox
+        mounts = [Mount(*m) for m in backend.mounts()]
+        sandbox = make_sandbox(sandbox_kind, mounts=[*mounts, *([skills] if skills else [])])
+        return await _run_in(batch, sandbox, fam, served, artifacts, backend, concurrency, emit)
+
+
+async def _run_in(
+    batch: Batch,
+    sandbox: Sandbox,
+    fam: Family,
+    served: ServedInterface,
+    artifacts: AgentArtifacts,
+    backend: McpBackend,
+    concurrency: int,
+    emit: Callable[[Row], None] | None,
+) -> list[Row]:
+    """Every trial of ``batch`` in ``sandbox`` (not yet started), its tools served by
+    ``backend``."""
+    c = batch.condition
+    harness = harness_version(c.harness)
+    scripts = SandboxScripts(sandbox)
     limit = asyncio.Semaphore(concurrency)
     node = _ray_node()
     # Requests carry the trial seed (shared by every arm) and the arm, so that arms share
@@ -152,6 +171,7 @@ async def run_batch_async(
                 artifacts=artifacts,
                 seed=request_seed(spec.seed, arm),
                 endpoint=batch.endpoint,
+                scripts=scripts,
             )
         trace = json.dumps(result.run.trace(), sort_keys=True).encode()
         sha = hashlib.sha256(trace).hexdigest()

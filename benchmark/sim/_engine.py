@@ -22,12 +22,12 @@ from benchmark.sim._pack import FromResult, FromRow, LineTotal, Slot, Step
 from benchmark.sim._profile import Profile, draw_profile
 from benchmark.sim._rewrite import playbook_of, rewrite
 from benchmark.sim._schema import read_field
+from benchmark.sim._skill_use import SKILL_TOOLS, skill_move
 from benchmark.sim._text import best_match, score, tokens
 from benchmark.sim._values import OMIT, encode, meaning_of, pick_code
 from drift import Convention, unit_in
 from drift._ops_silent import shift_position
 
-LOAD_SKILL = "load_skill"
 _MISSING = object()
 _SAME_ROLE = 0.8
 """Word overlap (Jaccard) at which a served field's description is the one a model remembers
@@ -103,7 +103,7 @@ class _Mind:
         return self.sent if self.rereads else self.pack.remembered()
 
     def _tool_in(self, tools: dict[str, dict[str, Any]], action: str) -> str | None:
-        descs = {n: str(f.get("description", "")) for n, f in tools.items() if n != LOAD_SKILL}
+        descs = {n: str(f.get("description", "")) for n, f in tools.items() if n not in SKILL_TOOLS}
         return best_match(descs, self.pack.actions[action].lexicon)
 
     def tool_for(self, action: str) -> tuple[str, dict[str, Any]]:
@@ -493,24 +493,9 @@ def _history(
             except json.JSONDecodeError:
                 result = content  # text, e.g. a loaded skill
             tool = names.get(m.get("tool_call_id", ""), "")
-            action = None if tool == LOAD_SKILL else _action_of_tool(tool, sent, request)
+            action = None if tool in SKILL_TOOLS else _action_of_tool(tool, sent, request)
             past.append(_Past(action, ok, result, sent_args.get(m.get("tool_call_id", ""), {})))
     return past
-
-
-def _unloaded_skills(sent: dict[str, dict[str, Any]], messages: list[dict[str, Any]]) -> list[str]:
-    """Skill names an on-demand loader offers that the model has not loaded yet."""
-    loader = sent.get(LOAD_SKILL)
-    if loader is None:
-        return []
-    names = loader.get("parameters", {}).get("properties", {}).get("name", {}).get("enum", [])
-    loaded = {
-        json.loads(tc["function"]["arguments"]).get("name")
-        for m in messages
-        for tc in m.get("tool_calls") or []
-        if tc["function"]["name"] == LOAD_SKILL
-    }
-    return [n for n in names if n not in loaded]
 
 
 def next_move(
@@ -530,7 +515,7 @@ def next_move(
     user = _TAG.sub("", turn).strip()
     profile = draw_profile(spec, seed, user)
     sent = {t["function"]["name"]: t["function"] for t in tools if "function" in t}
-    offered = {n: str(f.get("description", "")) for n, f in sent.items() if n != LOAD_SKILL}
+    offered = {n: str(f.get("description", "")) for n, f in sent.items() if n not in SKILL_TOOLS}
     request = read_request(user, profile.reads_numbers, profile.misread, profile.variant, offered)
     if request is None or not profile.understands:
         return Move(text="I do not know how to help with this request.")
@@ -538,8 +523,8 @@ def next_move(
     errors = [p for p in past if not p.ok]
     if past and not past[-1].ok and (not profile.recovers or len(errors) >= 3):
         return Move(text=f"I could not complete this: {past[-1].result}")
-    loadable = _unloaded_skills(sent, messages)
-    if loadable and profile.loads_skills:
-        return Move(tool=LOAD_SKILL, arguments={"name": loadable[0]})
+    skill_call = skill_move(sent, messages, context, request, profile)
+    if skill_call is not None:
+        return Move(tool=skill_call[0], arguments=skill_call[1])
     guidance = read_guidance(request.pack, request.kind, context, profile.follows, sent)
     return _Mind(spec, profile, request, guidance, sent, past).next(context)

@@ -22,7 +22,9 @@ from benchmark.sim._reader import Reader, Said, reader_for
 from benchmark.sim._text import IDENT, stemmed, stems, tokens
 from drift import Convention, read_stated, unit_in
 
-_TAG = re.compile(r"<(recipe|typed-skill|trajectory)[^>]*>\n?(.*?)\n?</\1>", re.DOTALL)
+_TAG = re.compile(r"<(recipe|typed-skill|trajectory|skill)[^>]*>\n?(.*?)\n?</\1>", re.DOTALL)
+_PATH = re.compile(r"`?\b[\w.-]+/[\w./-]+`?")
+"""A file path (``references/codes.md``): what a skill names a file by, never a field or tool."""
 _CONSTANT = re.compile(r"\b([a-z][a-z_]*)\b ?[:=]? ?[\"']([a-z][a-z_]*)[\"']")
 _CUT = re.compile(r",|:|;| and | then ")
 _SEGMENT = re.compile(r",|;|:|\band\b")
@@ -557,6 +559,8 @@ def read_guidance(
     for form, body in _TAG.findall(text):
         if form == "recipe":
             g = _recipe(ctx, body, follows)
+        elif form == "skill":  # an Agent Skill's text is read like a recipe, its paths aside
+            g = _recipe(ctx, _PATH.sub("", body), follows)
         elif form == "typed-skill" and "skill" in follows:
             g = _skill(ctx, body)
         elif form == "trajectory" and "episode" in follows:

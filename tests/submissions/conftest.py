@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -9,7 +10,8 @@ import pytest
 
 from benchmark import default_cycle_spec_path
 from conditions import Cycle, CycleSpec, CycleState
-from submissions import reference_dir
+from submissions import MANIFEST_FILE, reference_dir
+from tests._skills import reference_contract
 
 OPEN_WINDOW = ("2020-01-01T00:00:00Z", "2999-01-01T00:00:00Z")
 """Submissions opened long ago and close far in the future."""
@@ -51,6 +53,20 @@ def recipe_dir(tmp_path: Path) -> Path:
 def skill_dir(tmp_path: Path) -> Path:
     """An editable copy of the typed-skill reference bundle."""
     return copy_reference("typed-skill", tmp_path / "skill")
+
+
+@pytest.fixture
+def legacy_dir(tmp_path: Path) -> Path:
+    """A bundle of one old-IR typed skill (a ``typed_skill`` artifact, JSON): the reference
+    refund skill's contract as ``refund-ticket.skill.json``."""
+    root = tmp_path / "legacy"
+    root.mkdir()
+    contract = reference_contract("refund-ticket").model_dump(mode="json", exclude_unset=True)
+    (root / "refund-ticket.skill.json").write_text(json.dumps(contract, indent=2))
+    artifact = {"kind": "typed_skill", "name": "refund-ticket", "path": "refund-ticket.skill.json"}
+    manifest = {"v": 1, "name": "legacy", "version": "1", "artifacts": [artifact]}
+    (root / MANIFEST_FILE).write_text(json.dumps(manifest))
+    return root
 
 
 @pytest.fixture
