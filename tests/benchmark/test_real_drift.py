@@ -120,10 +120,11 @@ async def _run(
     tmp: Path, fam: Family, served: ServedInterface, task: Task, calls: list[ToolCall]
 ) -> tuple[list[Any], Any, list[Any]]:
     backend = await start_backend(fam, tmp)
-    env = TrialEnvironment(fam, task, served, backend, "s")
+    env = TrialEnvironment(fam, task, served, backend)
     await env.start()
     results = [await env.call(c) for c in calls]
     verdict = await env.verify()
+    await env.close()
     await backend.close()
     return results, verdict, env.critical
 

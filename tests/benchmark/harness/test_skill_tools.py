@@ -93,13 +93,14 @@ def _run(
     async def go() -> AgentRun:
         backend = await start_backend(FAMILY, tmp_path)
         served = served_interface("support-ops", interface)
-        env = TrialEnvironment(FAMILY, task, served, backend, "t")
+        env = TrialEnvironment(FAMILY, task, served, backend)
         await env.start()
         try:
             return await run_agent(
                 model, harness_version(harness), env, artifacts, 0, scripts=runner
             )
         finally:
+            await env.close()
             await backend.close()
 
     return asyncio.run(go())
