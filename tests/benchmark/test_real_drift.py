@@ -19,10 +19,9 @@ import pytest
 from benchmark import Family, Task, TrialEnvironment, check_call, family, served_interface
 from benchmark.harness import TypedSkill, check_interface
 from drift import ServedInterface, ToolCall, classify
+from tests._skills import reference_contract
 from tests.benchmark._helpers import start_backend
 
-ROOT = Path(__file__).resolve().parents[2]
-SKILLS = ROOT / "submissions" / "reference" / "typed-skill"
 SUPPORT, RECON = family("support_ops"), family("reconciliation")
 SUPPORT_TASKS = SUPPORT.tasks("dev", 20, 5)
 RECON_TASKS = RECON.tasks("dev", 30, 5)
@@ -159,7 +158,7 @@ def test_reference_calls_sent_the_new_way_reach_the_reference_end_state(
 
 
 def _skill(name: str) -> TypedSkill:
-    return TypedSkill.model_validate_json((SKILLS / f"{name}.skill.json").read_text())
+    return reference_contract(name)
 
 
 @pytest.mark.parametrize(
