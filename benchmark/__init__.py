@@ -21,6 +21,7 @@ from benchmark._limits import LIMIT_ENV, SHARE_ENV, Limits, PerProvider
 from benchmark._model_check import check_model
 from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete, load_litellm
 from benchmark._oracle import CriticalFlag, check_call
+from benchmark._plugins import ENTRY_POINTS_ENV, PluginOrigin, Plugins, entry_points_to_hand_on
 from benchmark._redteam import (
     FamilyRedTeam,
     RedTeamFailure,
@@ -31,9 +32,11 @@ from benchmark._redteam import (
 )
 from benchmark._registry import (
     FAMILIES,
+    FAMILY_GROUP,
     default_cycle_spec_path,
     family,
     family_for_env,
+    family_origin,
     full_cycle_spec_path,
     interface_version,
     serve,
@@ -45,7 +48,9 @@ from benchmark._wires import WIRE_FORMATS, wire_format
 from benchmark.errors import BenchmarkError
 
 __all__ = [
+    "ENTRY_POINTS_ENV",
     "FAMILIES",
+    "FAMILY_GROUP",
     "LIMIT_ENV",
     "SHARE_ENV",
     "WIRE_FORMATS",
@@ -62,6 +67,8 @@ __all__ = [
     "Outcome",
     "PerProvider",
     "Planted",
+    "PluginOrigin",
+    "Plugins",
     "RedTeamFailure",
     "RedTeamReport",
     "Task",
@@ -81,8 +88,10 @@ __all__ = [
     "cycle_families",
     "default_cycle_spec_path",
     "endpoint_kwargs",
+    "entry_points_to_hand_on",
     "family",
     "family_for_env",
+    "family_origin",
     "full_cycle_spec_path",
     "interface_version",
     "load_litellm",

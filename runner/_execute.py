@@ -13,7 +13,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmark import ModelPolicy, backend_timeout, require_endpoint_keys
+from benchmark import (
+    ENTRY_POINTS_ENV,
+    ModelPolicy,
+    backend_timeout,
+    entry_points_to_hand_on,
+    require_endpoint_keys,
+)
 from runner._accounting import INVALID
 from runner._ray import ADDRESS_ENV, start_ray
 from runner._records import Batch, TrialRecord
@@ -97,7 +103,10 @@ def _executor(todo: list[Batch], total: int, forward: tuple[str, ...]) -> Stream
     clustered = bool(os.environ.get(ADDRESS_ENV, "").strip())
     if choice == "local" or (choice == "auto" and not clustered and total <= LOCAL_MAX_TRIALS):
         return LocalStreams(stream_batch, min(len(todo), os.cpu_count() or 1))
-    start_ray(forward=forward)
+    # a cluster's nodes get vwt's code from Ray but not its installed metadata: the families
+    # (entry points) go with the code
+    os.environ[ENTRY_POINTS_ENV] = entry_points_to_hand_on()
+    start_ray(forward=(*forward, ENTRY_POINTS_ENV))
     return RayStreams(stream_batch)
 
 

@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from importlib.metadata import requires, version
 from pathlib import Path
 from typing import TextIO
 
@@ -59,7 +60,22 @@ def url_of(sock: socket.socket) -> str:
 
 def _protocol(head_seconds: float) -> type[H11Protocol]:
     """uvicorn's h11 protocol, closing a connection whose next request head has not arrived
-    ``head_seconds`` after it connected or after the last answer (slow or idle clients)."""
+    ``head_seconds`` after it connected or after the last answer (slow or idle clients).
+
+    uvicorn has no public setting for this (its keep-alive timeout restarts on every byte and
+    does not cover a connection's first request; ASGI middleware runs only once a head is
+    whole), so this extends its private ``H11Protocol``: its ``on_response_complete`` hook
+    and its ``cycle`` (the request in progress). pyproject.toml pins uvicorn below the next
+    minor release for that; tests/service/test_server.py fails on a release that breaks it. A
+    uvicorn without the hook is refused here rather than served without the deadline.
+    """
+    if not callable(getattr(H11Protocol, "on_response_complete", None)):
+        wanted = next((r for r in requires("vwt") or [] if r.startswith("uvicorn")), "uvicorn")
+        raise ServiceError(
+            f"uvicorn {version('uvicorn')} has no H11Protocol.on_response_complete, which the "
+            "request head deadline of `vwt serve` extends",
+            f"install the uvicorn vwt supports: pip install '{wanted}'",
+        )
 
     class HeadDeadline(H11Protocol):
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -113,12 +129,12 @@ def serve(
     ``X-Forwarded-For`` gives the client's address; by default none.
     """
     limits = limits or ServiceLimits()
-    app = create_app(home, limits)
+    server = _server(create_app(home, limits), limits, trusted)
     sock = listen(host, port)
     try:
         if on_ready is not None:
             on_ready(url_of(sock))
-        _server(app, limits, trusted).run(sockets=[sock])
+        server.run(sockets=[sock])
     finally:
         sock.close()
 
@@ -138,9 +154,8 @@ def running_server(
     leaving.
     """
     limits = limits or ServiceLimits()
-    app = create_app(home, limits, access_log=access_log)
+    server = _server(create_app(home, limits, access_log=access_log), limits, trusted)
     sock = listen(DEFAULT_HOST, port)
-    server = _server(app, limits, trusted)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="vwt-serve", daemon=True
     )

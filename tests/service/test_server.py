@@ -1,5 +1,8 @@
 """The server itself: a deadline for every request head, so idle and slow-head connections are
-closed, while a slow body is bounded by the upload limit alone; and stopping."""
+closed, while a slow body is bounded by the upload limit alone; and stopping.
+
+The deadline extends uvicorn's private ``H11Protocol`` (uvicorn has no public setting for it):
+these tests are what fails when a uvicorn release breaks that, before its pin is raised."""
 
 from __future__ import annotations
 
@@ -9,9 +12,10 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from conditions import Cycle
-from service import ServiceLimits
+from service import ServiceError, ServiceLimits, running_server
 from submissions import reference_bundles
 from tests.service.test_app import Served, serving
 from tests.service.test_upload import connect, head, read_answer
@@ -94,3 +98,15 @@ def test_running_server_stops_listening_on_leaving(
         assert httpx.get(f"{s.url}/").status_code == 200
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"{s.url}/")
+
+
+def test_a_uvicorn_without_the_extended_hook_is_refused_before_listening(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cycle: Cycle = open_cycle_at(tmp_path_factory.mktemp("hook") / "home", spec_with())
+    monkeypatch.delattr(H11Protocol, "on_response_complete")
+    refused = pytest.raises(ServiceError, match=r"has no H11Protocol\.on_response_complete")
+    with refused as err, running_server(cycle.home):
+        raise AssertionError("served without the head deadline")
+    assert err.value.hint is not None and "pip install 'uvicorn" in err.value.hint
+    assert "<0." in err.value.hint  # the supported range, from vwt's own metadata
