@@ -49,8 +49,9 @@ def assert_result(r: dict[str, object], exit: int, *, timed_out: bool = False) -
 
 
 def assert_dies(pid: int) -> None:
-    """Process ``pid`` is gone (or a zombie) within 5 s: a SIGKILL takes effect asynchronously."""
-    deadline = time.monotonic() + 5
+    """Process ``pid`` (a 600 s sleeper) is gone, or a zombie, within a minute: a SIGKILL takes
+    effect asynchronously, and a sleeper left alone would still run."""
+    deadline = time.monotonic() + 60
     while running(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not running(pid), f"process {pid} still runs"
@@ -99,19 +100,17 @@ def test_bad_arguments_raise(tmp_path: Path) -> None:
 def test_the_time_limit_kills_the_whole_group_even_when_sigterm_is_ignored(
     tmp_path: Path,
 ) -> None:
-    script = "trap '' TERM; sleep 60 & echo $!; wait"
+    script = "trap '' TERM; sleep 600 & echo $!; wait"
     started = time.monotonic()
     r = run_limited(["sh", "-c", script], str(tmp_path), 0.5)
-    assert time.monotonic() - started < 50  # not held until the 60 s child ends
+    assert time.monotonic() - started < 300  # not held until the 600 s child ends
     assert_result(r, 137, timed_out=True)
     assert_dies(int(str(r["stdout"]).strip()))
 
 
 def test_children_left_behind_die_when_the_command_exits(tmp_path: Path) -> None:
-    started = time.monotonic()
-    r = run_limited(["sh", "-c", "sleep 60 & echo $!"], str(tmp_path), 30)
-    assert time.monotonic() - started < 30  # returned with the command, not at its limit
-    assert_result(r, 0)
+    r = run_limited(["sh", "-c", "sleep 600 & echo $!"], str(tmp_path), 30)
+    assert_result(r, 0)  # not timed out: returned with the command, not at its limit
     assert_dies(int(str(r["stdout"]).strip()))
 
 
@@ -215,10 +214,8 @@ async def check_escapes(t: BackendTrial, python: str) -> None:
     """Processes a command left outside its group die when it ends, and hold up nothing
     (``python``: an interpreter the sandbox's user can run)."""
     args = {"argv": [python, "-c", ESCAPE], "timeout_s": 30}
-    started = time.monotonic()
     r = await t.call("run", args)
-    assert time.monotonic() - started < 30, "the escaped process held the pipes"
-    assert_result(r, 0)
+    assert_result(r, 0)  # not timed out: the escaped sleepers (600 s) held no pipe
     for pid in str(r["stdout"]).split():
         assert_dies(int(pid))
     escaped_pipe = ["sh", "-c", "setsid sleep 600 & echo $!"]

@@ -39,6 +39,7 @@ from tests.reports.test_verify import (
     adapt_and_run,
     revealed_cycle,
     run_frozen_in_process,
+    shared_revealed_cycle,
     single_axis_runs,
     single_axis_targets,
     small_spec,
@@ -59,7 +60,7 @@ def _rendered(path: Path, detail: bool = False) -> str:
 @pytest.fixture(scope="module")
 def clean_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A revealed cycle whose every planned trial is valid (not yet released)."""
-    return revealed_cycle(tmp_path_factory.mktemp("clean") / "home").home
+    return shared_revealed_cycle(tmp_path_factory, "clean").home
 
 
 FIRST = reference_bundles()[0].manifest

@@ -198,6 +198,21 @@ def revealed_cycle(
     return cycle
 
 
+_REVEALED: list[Path] = []
+
+
+def shared_revealed_cycle(factory: pytest.TempPathFactory, name: str) -> Cycle:
+    """A copy of ``revealed_cycle`` with its defaults, in a new home of its own (``name``):
+    the cycle is built once per test process and copied for each caller, which may change its
+    copy freely. Building it is most of the cost of the modules that use one."""
+    if not _REVEALED:
+        _REVEALED.append(revealed_cycle(factory.mktemp("revealed") / "home").home)
+    home = factory.mktemp(name) / "home"
+    # nothing writes to the template again: its store and WAL, copied together, are whole
+    shutil.copytree(_REVEALED[0], home, symlinks=True)
+    return Cycle.open(home)
+
+
 @pytest.fixture(scope="module")
 def released(tmp_path_factory: pytest.TempPathFactory) -> tuple[Cycle, Cycle]:
     """A released cycle, and a revealed one of another cycle id signed with the same key."""

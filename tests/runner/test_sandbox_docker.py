@@ -84,10 +84,10 @@ def test_relative_paths_follow_a_custom_workdir() -> None:
 
 def test_timeout_kills_the_command_inside_the_container() -> None:
     async def check(sb: DockerSandbox) -> None:
-        r = await sb.exec(["sh", "-c", "echo started; exec sleep 60"], timeout=1)
+        r = await sb.exec(["sh", "-c", "echo started; exec sleep 600"], timeout=1)
         assert r.timed_out and not r.ok and r.stdout == b"started\n"
         left = await sb.exec(["sh", "-c", "cat /proc/[0-9]*/cmdline | tr '\\0' ' '"])
-        assert "sleep 60" not in left.stdout.decode()
+        assert "sleep 600" not in left.stdout.decode()
 
     in_docker(check)
 

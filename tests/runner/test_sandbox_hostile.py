@@ -4,6 +4,9 @@ Every attack runs through both ways code runs in a sandbox: ``DockerSandbox.exec
 runner's one-shot commands) and ``run_limited`` inside a family backend served from the
 sandbox (how model-written code and test suites run). Afterwards the sandbox still works (or
 is removed by ``stop()``), nothing is left running in it, and nothing on the host changed.
+
+No bound on how long a report takes: the attacks that would hold a channel sleep 600 s, past
+the 300 s a test may take, and one held until its time limit says so (``timed_out``).
 """
 
 from __future__ import annotations
@@ -34,8 +37,6 @@ pytestmark = [
 
 CHANNELS = ("exec", "backend")
 MAX_OUTPUT = 65536
-SLACK_S = 15.0
-"""How much longer than its time limit an attack may take to be reported (a loaded host)."""
 
 
 class Outcome(NamedTuple):
@@ -122,10 +123,10 @@ def assert_removed(container: str) -> None:
         engine().api.inspect_container(container)
 
 
-def assert_killed_in_time(o: Outcome, limit: float) -> None:
-    """``o`` reports the command killed at its time limit, and came back in time."""
+def assert_killed_at_its_limit(o: Outcome, limit: float) -> None:
+    """``o`` reports the command killed at its time limit (not before it)."""
     assert o.timed_out and o.exit == 137, o
-    assert limit <= o.seconds < limit + SLACK_S, o
+    assert o.seconds >= limit, o
 
 
 def _go(coro: Callable[[], Awaitable[None]]) -> None:
@@ -142,7 +143,7 @@ def test_a_fork_bomb_hits_the_pid_limit_and_dies_with_its_command(
     async def main() -> None:
         async with hostile(channel, tmp_path, pids_limit=64) as h:
             o = await h.run(bomb, 10)
-            assert not o.timed_out and o.seconds < 10 + SLACK_S, o
+            assert not o.timed_out, o  # ended with its leader, before its limit
             assert "fork" in o.stderr.lower() or "resource" in o.stderr.lower(), o
 
     _go(main)
@@ -261,7 +262,7 @@ def test_sleeping_past_the_limit_is_killed_and_reported(channel: str, tmp_path: 
     async def main() -> None:
         async with hostile(channel, tmp_path) as h:
             o = await h.run(["sh", "-c", "echo started; sleep 600"], 2)
-            assert_killed_in_time(o, 2)
+            assert_killed_at_its_limit(o, 2)
             assert o.stdout == "started\n"
 
     _go(main)
@@ -286,7 +287,7 @@ def test_a_process_that_ignores_sigterm_is_killed_with_its_children(
     async def main() -> None:
         async with hostile(channel, tmp_path) as h:
             o = await h.run(["python3", "-c", IGNORE_TERM], 2)
-            assert_killed_in_time(o, 2)
+            assert_killed_at_its_limit(o, 2)
             assert o.stdout == "ignoring\n"
 
     _go(main)
@@ -297,7 +298,7 @@ def test_a_stdout_flood_is_capped_and_stopped_at_the_limit(channel: str, tmp_pat
     async def main() -> None:
         async with hostile(channel, tmp_path) as h:
             o = await h.run(["yes", "flood"], 3)
-            assert_killed_in_time(o, 3)
+            assert_killed_at_its_limit(o, 3)
             cap = MAX_OUTPUT if channel == "backend" else h.sandbox.max_output
             assert o.truncated and len(o.stdout) == cap, (len(o.stdout), o.truncated)
             assert o.stdout.startswith("flood\nflood\n")
@@ -310,8 +311,8 @@ def test_children_left_running_die_with_their_command(channel: str, tmp_path: Pa
     async def main() -> None:
         async with hostile(channel, tmp_path) as h:
             o = await h.run(["sh", "-c", "sleep 600 & sleep 600 & echo left"], 30)
+            # not timed out: returned with the command, the sleepers holding nothing
             assert (o.exit, o.timed_out, o.stdout) == (0, False, "left\n"), o
-            assert o.seconds < SLACK_S
 
     _go(main)
 
@@ -335,8 +336,7 @@ def test_processes_taken_out_of_the_group_die_with_their_command(tmp_path: Path)
     async def main() -> None:
         async with hostile("backend", tmp_path) as h:
             o = await h.run(["python3", "-c", ESCAPE], 30)
-            assert (o.exit, o.timed_out) == (0, False), o
-            assert o.seconds < SLACK_S, "the escaped processes held the pipes"
+            assert (o.exit, o.timed_out) == (0, False), o  # the escaped held no pipe
             o = await h.run(["sh", "-c", "setsid sleep 600 & echo $!"], 30)
             assert o.exit == 0, o
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from conditions import Cycle, CycleState
 from reports import RELEASE_FILE, SignedRelease
-from tests.reports.test_verify import revealed_cycle
+from tests.reports.test_verify import revealed_cycle, shared_revealed_cycle
 from vwt.cli import app
 
 runner = CliRunner()
@@ -25,7 +25,7 @@ def vwt(*args: str) -> tuple[int, str]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Cycle, str]:
     """A small revealed cycle released with `vwt report build`, and that command's output."""
-    cycle = revealed_cycle(tmp_path_factory.mktemp("report") / "home")
+    cycle = shared_revealed_cycle(tmp_path_factory, "report")
     code, out = vwt("report", "build", "--home", str(cycle.home))
     assert code == 0, out
     return cycle, out

@@ -26,7 +26,6 @@ pytestmark = [
 ]
 FAM = CodeMaintenance()
 TASK = next(t for t in FAM.tasks("sealed", 8, 2) if t.kind == "rename_call")
-SLACK_S = 15.0
 
 
 def _in_sandbox(body: Callable[[BackendTrial], Awaitable[None]]) -> None:
@@ -69,7 +68,9 @@ def test_model_code_that_never_ends_is_stopped_and_reported() -> None:
         started = time.monotonic()
         with pytest.raises(BackendCallError, match="timed out"):
             await _call(backend, "run_tests")
-        assert TEST_TIMEOUT_S <= time.monotonic() - started < TEST_TIMEOUT_S + SLACK_S
+        # reported by the backend at its limit; never stopped, the backend's 120 s of
+        # silence would end in BackendUnavailable instead
+        assert time.monotonic() - started >= TEST_TIMEOUT_S
         end = await backend.dump()
         verdict = FAM.verify(TASK, end)
         assert not verdict.passed and any("crashed" in r for r in verdict.reasons)
