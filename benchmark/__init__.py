@@ -22,6 +22,7 @@ from benchmark._model_check import check_model
 from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete, load_litellm
 from benchmark._oracle import CriticalFlag, check_call
 from benchmark._plugins import ENTRY_POINTS_ENV, PluginOrigin, Plugins, entry_points_to_hand_on
+from benchmark._prices import ModelPrice, model_price, usage_cost
 from benchmark._redteam import (
     FamilyRedTeam,
     RedTeamFailure,
@@ -64,6 +65,7 @@ __all__ = [
     "Limits",
     "ModelCallFailed",
     "ModelPolicy",
+    "ModelPrice",
     "Outcome",
     "PerProvider",
     "Planted",
@@ -95,6 +97,7 @@ __all__ = [
     "full_cycle_spec_path",
     "interface_version",
     "load_litellm",
+    "model_price",
     "redteam",
     "require_endpoint_keys",
     "require_gate",
@@ -102,5 +105,6 @@ __all__ = [
     "serve",
     "served_interface",
     "stable_int",
+    "usage_cost",
     "wire_format",
 ]

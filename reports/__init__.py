@@ -28,6 +28,15 @@ from reports._html import REPORT_FILE, HtmlReport, write_html_report
 from reports._interval import Interval
 from reports._load import LoadedRelease, load_release
 from reports._matrix import Cell, build_matrix
+from reports._plan import (
+    DEFAULT_BASELINE,
+    ConditionPlan,
+    CyclePlan,
+    Figures,
+    measured_baselines,
+    pilot_records,
+    plan_cycle,
+)
 from reports._power import (
     minimum_detectable_gain,
     planned_se,
@@ -66,6 +75,7 @@ from reports.errors import ReportError
 
 __all__ = [
     "ARTIFACTS_DIR",
+    "DEFAULT_BASELINE",
     "EXPORT_FORMATS",
     "INTERFACES_DIR",
     "MAX_TRACE_BYTES",
@@ -83,7 +93,10 @@ __all__ = [
     "Cell",
     "CellMetrics",
     "CellMove",
+    "ConditionPlan",
     "CriticalTest",
+    "CyclePlan",
+    "Figures",
     "FileRef",
     "Flag",
     "GainDifference",
@@ -126,9 +139,12 @@ __all__ = [
     "gain_difference",
     "group_trials",
     "load_release",
+    "measured_baselines",
     "method_text",
     "minimum_detectable_gain",
     "pass_hat_k",
+    "pilot_records",
+    "plan_cycle",
     "planned_se",
     "read_release",
     "read_trace",

@@ -1,6 +1,15 @@
 """Planning and running trials on Ray in sandboxes, and the SQLite results store."""
 
 from runner._accounting import Accounting, CellAccounting, account
+from runner._budget import (
+    SIM_TRIAL_USAGE,
+    CostEstimate,
+    TrialUsage,
+    estimate_cost,
+    measured_usage,
+    trial_usage,
+    usd_text,
+)
 from runner._dev import DevRun, dev_condition, dev_store, run_dev
 from runner._execute import (
     EXECUTOR_ENV,
@@ -45,9 +54,11 @@ __all__ = [
     "LOCK_NAME",
     "MAX_ATTEMPTS",
     "NOBODY",
+    "SIM_TRIAL_USAGE",
     "Accounting",
     "Batch",
     "CellAccounting",
+    "CostEstimate",
     "DevRun",
     "DockerSandbox",
     "ExecResult",
@@ -64,16 +75,19 @@ __all__ = [
     "TrialRecord",
     "TrialSpec",
     "TrialStore",
+    "TrialUsage",
     "account",
     "check_evaluation_size",
     "dev_condition",
     "dev_store",
     "docker_status",
+    "estimate_cost",
     "evaluation_conditions",
     "execute",
     "home_lock",
     "invalid_trials_error",
     "make_sandbox",
+    "measured_usage",
     "phase_accounting",
     "plan_phase",
     "remove_stale_sandboxes",
@@ -85,4 +99,6 @@ __all__ = [
     "store_for",
     "stream_batch",
     "trial_key",
+    "trial_usage",
+    "usd_text",
 ]
