@@ -59,6 +59,7 @@ from reports._render_compare import render_comparison
 from reports._retention import Retention, RetentionStatus
 from reports._stats import benjamini_hochberg, binomial_sign_test, pass_hat_k
 from reports._stats_arms import OUTCOMES, ArmOutcomes, ArmSummary, TaskTrials
+from reports._summary import PhaseCost, phase_costs
 from reports._traces import MAX_TRACE_BYTES, TRACES_DIR, read_trace, trace_name
 from reports._trials import (
     TrialGroup,
@@ -106,6 +107,7 @@ __all__ = [
     "LeakVerdict",
     "LeaveOneOut",
     "LoadedRelease",
+    "PhaseCost",
     "RankChange",
     "ReleaseComparison",
     "ReleaseStatement",
@@ -143,6 +145,7 @@ __all__ = [
     "method_text",
     "minimum_detectable_gain",
     "pass_hat_k",
+    "phase_costs",
     "pilot_records",
     "plan_cycle",
     "planned_se",

@@ -38,7 +38,7 @@ from reports._release import (
     SignedRelease,
     burned_names,
 )
-from reports._summary import WindowOverride, sandbox_counts
+from reports._summary import PhaseCost, WindowOverride, phase_costs, sandbox_counts
 from reports.errors import ReportError
 from runner import TrialRecord, trial_key
 
@@ -86,6 +86,9 @@ class VerifiedRelease(BaseModel):
         description="Interface version files, each equal to the release's definition."
     )
     window_overrides: tuple[WindowOverride, ...] = Field(description="As the release states.")
+    costs: tuple[PhaseCost, ...] | None = Field(
+        default=None, description="Cost per phase, checked against the trials (None: not stated)."
+    )
 
 
 def _first_errors(e: ValidationError) -> str:
@@ -429,6 +432,10 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
             f"{sandbox_counts(records)}",
             REPUBLISH,
         )
+    if r.costs is not None and phase_costs(records, [c.phase for c in r.costs]) != r.costs:
+        raise ReportError(
+            "the release's costs per phase do not add up to its trials' cost_usd", REPUBLISH
+        )
     _check_interfaces(r, records)
     traces = check_traces(folder, records)
     bundles = [s.bundle_hash for s in r.submissions] + [a.adapted for a in r.adaptations]
@@ -466,4 +473,5 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
         artifacts=artifacts,
         interface_files=interface_files,
         window_overrides=r.window_overrides,
+        costs=r.costs,
     )
