@@ -22,6 +22,7 @@ from reports._cell import (
     method_text,
 )
 from reports._compare import CellMove, RankChange, ReleaseComparison, Renamed, compare_releases
+from reports._dev import dev_trials, home_trials, is_dev_home, write_dev_html
 from reports._export import EXPORT_FORMATS, export_release
 from reports._flags import Flag, cell_flags
 from reports._html import REPORT_FILE, HtmlReport, write_html_report
@@ -136,10 +137,13 @@ __all__ = [
     "compact_table",
     "compare_releases",
     "condition_label",
+    "dev_trials",
     "export_release",
     "find_trial",
     "gain_difference",
     "group_trials",
+    "home_trials",
+    "is_dev_home",
     "load_release",
     "measured_baselines",
     "method_text",
@@ -162,5 +166,6 @@ __all__ = [
     "trace_name",
     "trial_reason",
     "verify_release",
+    "write_dev_html",
     "write_html_report",
 ]
