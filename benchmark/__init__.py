@@ -27,6 +27,7 @@ from benchmark._model_check import check_model
 from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete, load_litellm
 from benchmark._oracle import CriticalFlag, check_call
 from benchmark._plugins import ENTRY_POINTS_ENV, PluginOrigin, Plugins, entry_points_to_hand_on
+from benchmark._prices import ModelPrice, model_price, usage_cost
 from benchmark._redteam import (
     FamilyRedTeam,
     RedTeamFailure,
@@ -71,6 +72,7 @@ __all__ = [
     "McpBackend",
     "ModelCallFailed",
     "ModelPolicy",
+    "ModelPrice",
     "Outcome",
     "PerProvider",
     "Planted",
@@ -104,6 +106,7 @@ __all__ = [
     "host_site",
     "interface_version",
     "load_litellm",
+    "model_price",
     "openai_tool",
     "redteam",
     "require_endpoint_keys",
@@ -114,5 +117,6 @@ __all__ = [
     "server_site",
     "stable_int",
     "tool_result",
+    "usage_cost",
     "wire_format",
 ]

@@ -29,6 +29,15 @@ from reports._html import REPORT_FILE, HtmlReport, write_html_report
 from reports._interval import Interval
 from reports._load import LoadedRelease, load_release
 from reports._matrix import Cell, build_matrix
+from reports._plan import (
+    DEFAULT_BASELINE,
+    ConditionPlan,
+    CyclePlan,
+    Figures,
+    measured_baselines,
+    pilot_records,
+    plan_cycle,
+)
 from reports._power import (
     minimum_detectable_gain,
     planned_se,
@@ -51,6 +60,7 @@ from reports._render_compare import render_comparison
 from reports._retention import Retention, RetentionStatus
 from reports._stats import benjamini_hochberg, binomial_sign_test, pass_hat_k
 from reports._stats_arms import OUTCOMES, ArmOutcomes, ArmSummary, TaskTrials
+from reports._summary import PhaseCost, phase_costs
 from reports._traces import MAX_TRACE_BYTES, TRACES_DIR, read_trace, trace_name
 from reports._trials import (
     TrialGroup,
@@ -67,6 +77,7 @@ from reports.errors import ReportError
 
 __all__ = [
     "ARTIFACTS_DIR",
+    "DEFAULT_BASELINE",
     "EXPORT_FORMATS",
     "INTERFACES_DIR",
     "MAX_TRACE_BYTES",
@@ -84,7 +95,10 @@ __all__ = [
     "Cell",
     "CellMetrics",
     "CellMove",
+    "ConditionPlan",
     "CriticalTest",
+    "CyclePlan",
+    "Figures",
     "FileRef",
     "Flag",
     "GainDifference",
@@ -94,6 +108,7 @@ __all__ = [
     "LeakVerdict",
     "LeaveOneOut",
     "LoadedRelease",
+    "PhaseCost",
     "RankChange",
     "ReleaseComparison",
     "ReleaseStatement",
@@ -130,9 +145,13 @@ __all__ = [
     "home_trials",
     "is_dev_home",
     "load_release",
+    "measured_baselines",
     "method_text",
     "minimum_detectable_gain",
     "pass_hat_k",
+    "phase_costs",
+    "pilot_records",
+    "plan_cycle",
     "planned_se",
     "read_release",
     "read_trace",

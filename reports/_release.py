@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 import rfc8785
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from benchmark import RedTeamReport, interface_version, require_gate
 from conditions import (
@@ -34,7 +34,13 @@ from reports._matrix import Cell, build_matrix, noise_check_bundles
 from reports._pins import ReleasedPin, released_pins
 from reports._publish import publish_files
 from reports._published import FileRef, published_files, released_bundles
-from reports._summary import WindowOverride, sandbox_counts, window_overrides
+from reports._summary import (
+    PhaseCost,
+    WindowOverride,
+    phase_costs,
+    sandbox_counts,
+    window_overrides,
+)
 from reports.errors import ReportError
 from runner import TrialRecord, checked_rows, cycle_store, latest, phase_accounting
 from submissions import SUBMISSION_EVENT, BundleStore
@@ -138,6 +144,20 @@ class ReleaseStatement(_Frozen):
         "and the pinned attempts the trials file does not hold (format 7; none in 6, or for a "
         "phase run before pins).",
     )
+    costs: tuple[PhaseCost, ...] | None = Field(
+        default=None,
+        description="What each phase's released trials cost (their records' cost_usd). "
+        "Optional, outside the format version: a release without it has no key (its signed "
+        "bytes are unchanged) and a verifier checks it against the trials when present.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_absent_costs(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        # A release signed without costs must dump to the same bytes it was signed as.
+        data: dict[str, object] = handler(self)
+        if data.get("costs") is None:
+            data.pop("costs", None)
+        return data
 
 
 class SignedRelease(_Frozen):
@@ -307,6 +327,7 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
         adaptations=adaptations,
         cells=tuple(cells),
         records=released_pins(cycle, rows, records),
+        costs=phase_costs(records, RELEASED_PHASES),
     )
     data = rfc8785.dumps(statement.model_dump(mode="json"))
     signed = SignedRelease(

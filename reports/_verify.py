@@ -39,7 +39,7 @@ from reports._release import (
     SignedRelease,
     burned_names,
 )
-from reports._summary import WindowOverride, sandbox_counts
+from reports._summary import PhaseCost, WindowOverride, phase_costs, sandbox_counts
 from reports.errors import ReportError
 from runner import TrialRecord, trial_key
 
@@ -93,6 +93,9 @@ class VerifiedRelease(BaseModel):
         default=(),
         description="Phases whose released trials recompute the digest the cycle's ledger "
         "pinned (format 7).",
+    )
+    costs: tuple[PhaseCost, ...] | None = Field(
+        default=None, description="Cost per phase, checked against the trials (None: not stated)."
     )
 
 
@@ -441,6 +444,10 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
             f"{sandbox_counts(records)}",
             REPUBLISH,
         )
+    if r.costs is not None and phase_costs(records, [c.phase for c in r.costs]) != r.costs:
+        raise ReportError(
+            "the release's costs per phase do not add up to its trials' cost_usd", REPUBLISH
+        )
     _check_interfaces(r, records)
     traces = check_traces(folder, records)
     bundles = [s.bundle_hash for s in r.submissions] + [a.adapted for a in r.adaptations]
@@ -482,4 +489,5 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
         interface_files=interface_files,
         window_overrides=r.window_overrides,
         ledger_pinned=pinned,
+        costs=r.costs,
     )

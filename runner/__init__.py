@@ -1,6 +1,15 @@
 """Planning and running trials on Ray in sandboxes, and the SQLite results store."""
 
 from runner._accounting import Accounting, CellAccounting, account
+from runner._budget import (
+    SIM_TRIAL_USAGE,
+    CostEstimate,
+    TrialUsage,
+    estimate_cost,
+    measured_usage,
+    trial_usage,
+    usd_text,
+)
 from runner._dev import (
     DEV_CONDITIONS,
     DEV_STORES,
@@ -69,9 +78,11 @@ __all__ = [
     "NOBODY",
     "PIN_FIELD",
     "SCRIPT_TIMEOUT_S",
+    "SIM_TRIAL_USAGE",
     "Accounting",
     "Batch",
     "CellAccounting",
+    "CostEstimate",
     "DevRun",
     "DockerSandbox",
     "ExecResult",
@@ -91,6 +102,7 @@ __all__ = [
     "TrialRecord",
     "TrialSpec",
     "TrialStore",
+    "TrialUsage",
     "account",
     "canonical_record",
     "check_evaluation_size",
@@ -101,6 +113,7 @@ __all__ = [
     "dev_conditions",
     "dev_store",
     "docker_status",
+    "estimate_cost",
     "evaluation_conditions",
     "execute",
     "home_lock",
@@ -108,6 +121,7 @@ __all__ = [
     "last_pin",
     "latest",
     "make_sandbox",
+    "measured_usage",
     "phase_accounting",
     "pin_phase",
     "plan_phase",
@@ -123,4 +137,6 @@ __all__ = [
     "store_for",
     "stream_batch",
     "trial_key",
+    "trial_usage",
+    "usd_text",
 ]

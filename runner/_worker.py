@@ -22,6 +22,7 @@ from benchmark import (
     load_litellm,
     run_trial,
     serve,
+    usage_cost,
     wire_format,
 )
 from benchmark._seeds import request_seed
@@ -88,6 +89,7 @@ def _record(
         started_at=started,
         ended_at=_now(),
         usage=result.run.usage,
+        cost_usd=usage_cost(c.model.model, result.run.usage),
         turns=result.run.turns,
         tool_calls=result.run.tool_calls,
         tool_errors=result.run.tool_errors,

@@ -37,7 +37,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "cycle": (
         "vwt.cmd_cycle",
         "app",
-        "Operators: start a release cycle, show its state, move it through its stages.",
+        "Operators: plan a release cycle's size and cost, start it, show its state, move it "
+        "through its stages.",
     ),
     "conditions": (
         "vwt.cmd_conditions",

@@ -975,3 +975,39 @@ def test_a_release_of_an_older_format_is_refused_with_the_command_that_rebuilds_
         read_release(pub)
     assert "vwt report build" in (e.value.hint or "")
     assert_fails_changing_nothing(pub, "is format v4, built by an older vwt")
+
+
+def test_costs_per_phase_are_stated_and_checked(pub: Path, cycle: Cycle) -> None:
+    statement = _load(pub)["release"]
+    costs = {c["phase"]: c for c in statement["costs"]}
+    trials = [json.loads(x) for x in (pub / TRIALS_FILE).read_text().splitlines()]
+    for phase, cost in costs.items():
+        of_phase = [r for r in trials if r["phase"] == phase]
+        # The sim's models are free: a known price of 0, not an unknown one.
+        assert cost == {
+            "phase": phase,
+            "usd": 0.0 if of_phase else None,
+            "trials": len(of_phase),
+            "unpriced": 0,
+            "unpriced_models": [],
+        }
+        assert all(r["cost_usd"] == 0.0 for r in of_phase)
+    assert verify_release(pub).costs is not None
+    _edit(pub, lambda s: s["costs"][0].update(usd=12.5), sign=cycle.sign)
+    assert_fails(pub, "costs per phase do not add up")
+
+
+def test_trials_that_cost_more_than_stated_fail(pub: Path, cycle: Cycle) -> None:
+    def priced(lines: list[Json]) -> list[Json]:
+        return [r | {"cost_usd": 0.25} if r["phase"] == "frozen" else r for r in lines]
+
+    _edit_trials(pub, priced)
+    _edit(pub, lambda s: _pin_trials(s, pub), sign=cycle.sign)
+    assert_fails(pub, "costs per phase do not add up")
+
+
+def test_a_release_without_costs_keeps_its_signature_and_verifies(pub: Path, cycle: Cycle) -> None:
+    # A release built before costs were stated has no "costs" key; its signed bytes hold none.
+    _edit(pub, lambda s: s.pop("costs"), sign=cycle.sign)
+    assert "costs" not in _load(pub)["release"]
+    assert verify_release(pub).costs is None

@@ -115,6 +115,8 @@ def test_show_prints_the_release_summary(built: tuple[Cycle, str]) -> None:
         assert "evaluation: 2 tasks per split × k=2 per arm" in text
         assert f"frozen {frozen} of {frozen} planned trials ({frozen} valid, 0 invalid)" in text
         assert f"sandboxes: {trials} local trials" in text
+        adapted = n.release.n_trials - frozen
+        assert f"cost: frozen $0.0000 ({frozen} trials); adapted $0.0000 ({adapted} trials)" in text
         assert f"warning: {trials} trials ran in the 'local' sandbox, without isolation" in text
         assert "ACCEPTED INVALID" not in text
 
