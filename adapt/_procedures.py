@@ -1,7 +1,7 @@
 """The built-in adaptation procedures, each ``(bundle, kit, gateway) -> AdaptedBundle``.
 
-- ``rebind-skills``: re-bind typed skills to the served interface with the drift classifier
-  (no model calls);
+- ``rebind-skills``: re-bind typed skills (the contract in an Agent Skill's metadata, or an
+  old-IR typed skill) to the served interface with the drift classifier (no model calls);
 - ``rewrite-recipes``: ask the target's model, through the gateway, to rewrite each prompt
   recipe for the served tools, given their definitions, the classifier's changes and what went
   wrong on sample tasks; a reply is kept only if it parses;
@@ -26,7 +26,14 @@ from adapt._rebind import rebind_skill, skill_text
 from adapt._trials import run_sample
 from adapt.errors import AdaptError, BudgetExceeded
 from benchmark import Outcome, Task, TrialResult, family
-from benchmark.harness import AgentArtifacts, Episode, TrajectorySet, TypedSkill
+from benchmark.harness import (
+    SKILL_FILE,
+    AgentArtifacts,
+    AgentSkill,
+    Episode,
+    TrajectorySet,
+    TypedSkill,
+)
 from drift import ServedInterface, ToolCall, classify
 from submissions import MAX_ARTIFACT_BYTES, ArtifactKind, Bundle
 
@@ -67,19 +74,31 @@ def _of_kind(bundle: Bundle, kind: ArtifactKind) -> list[str]:
 
 # --- (a) typed skills ------------------------------------------------------------------------
 def rebind_skills(bundle: Bundle, kit: AdaptationKit, gateway: MeteredGateway) -> AdaptedBundle:
-    """Re-bind every typed skill that applies to a sampled family to the served interface."""
+    """Re-bind the contract of every typed skill (an Agent Skill's ``vwt-contract`` metadata,
+    or an old-IR typed skill) that applies to a sampled family to the served interface."""
     files, notes = dict(bundle.files), []
     sampled = {t.family for t in kit.sample()}
     served = _served(kit)
-    for path in _of_kind(bundle, ArtifactKind.typed_skill):
-        skill = TypedSkill.model_validate_json(kit.artifact(bundle, path))
+    for entry in bundle.manifest.artifacts:
+        if entry.kind is ArtifactKind.agent_skill:
+            path = f"{entry.path}/{SKILL_FILE}"
+            agent = AgentSkill(skill_md=kit.artifact(bundle, path))
+            skill = agent.contract
+            if skill is None:
+                notes.append(f"{path}: no typed contract in its metadata; unchanged")
+                continue
+        elif entry.kind is ArtifactKind.typed_skill:
+            path, agent = entry.path, None
+            skill = TypedSkill.model_validate_json(kit.artifact(bundle, path))
+        else:
+            continue
         if not sampled & set(skill.triggers.families):
             notes.append(f"{path}: applies to none of the sampled families; unchanged")
             continue
         rebound, why = rebind_skill(skill, served)
         notes += [f"{path}: {w}" for w in why]
         if rebound != skill:
-            files[path] = skill_text(rebound)
+            files[path] = agent.with_contract(rebound).skill_md if agent else skill_text(rebound)
     return _finish(bundle, files, kit, gateway, "rebind-skills", notes)
 
 
@@ -283,6 +302,7 @@ PROCEDURES: dict[str, Procedure] = {
 
 _BY_KIND = {
     ArtifactKind.typed_skill: "rebind-skills",
+    ArtifactKind.agent_skill: "rebind-skills",
     ArtifactKind.prompt_recipe: "rewrite-recipes",
     ArtifactKind.trajectory: "refresh-episodes",
 }

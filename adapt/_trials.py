@@ -12,18 +12,16 @@ import asyncio
 from adapt._access import AdaptationKit
 from adapt._meter import MeteredGateway
 from benchmark import (
-    BackendProcess,
+    McpBackend,
     Task,
     TrialResult,
-    backend_argv,
-    backend_files,
     family,
     run_trial,
     stable_int,
 )
 from benchmark._seeds import request_seed
 from benchmark.harness import AgentArtifacts, harness_version
-from runner import Mount, make_sandbox
+from runner import Mount, SandboxScripts, make_sandbox, skill_mount
 
 UNTRUSTED = "adaptations (they run submitters' code)"
 """What runs, for the refusal when Docker is not there and ``local`` was not named."""
@@ -38,12 +36,14 @@ async def _family_trials(
 ) -> list[tuple[Task, TrialResult]]:
     fam = family(tasks[0].family)
     served = kit.served(fam.env_id)
-    mounts = [Mount(host, target) for target, host in backend_files(fam).items()]
+    backend = McpBackend.of(fam)
     out: list[tuple[Task, TrialResult]] = []
-    box = make_sandbox(kit.sandbox, mounts=mounts, untrusted=UNTRUSTED)
-    async with box as sandbox:
-        backend = BackendProcess(await sandbox.spawn(backend_argv(list(sandbox.python))))
-        try:
+    with skill_mount(artifacts.skills) as skills:  # the skills' scripts run in the sandbox
+        mounts = [Mount(*m) for m in backend.mounts()]
+        box = make_sandbox(
+            kit.sandbox, mounts=[*mounts, *([skills] if skills else [])], untrusted=UNTRUSTED
+        )
+        async with box as sandbox, backend.serve(sandbox):
             for task in tasks:
                 if gateway.closed:
                     break
@@ -52,15 +52,13 @@ async def _family_trials(
                     task,
                     served,
                     backend,
-                    f"adapt/{task.id}",
                     model=gateway.routed(kit.model),
                     harness=harness_version(kit.harness),
                     artifacts=artifacts,
                     seed=request_seed(stable_int("adapt", task.id), arm),
+                    scripts=SandboxScripts(sandbox),
                 )
                 out.append((task, result))
-        finally:
-            await backend.close()
     return out
 
 

@@ -4,9 +4,10 @@ Run: .venv/bin/python bench/cli_startup.py [--reps N]. Each case starts the venv
 in a fresh process N times (default 5) and prints the wall seconds (min, median) and the CPU
 seconds the process used (user + system, median): on a busy machine the wall time grows with
 the load, the CPU time much less, so both are shown with the load average. The cases: `vwt
---help`, `vwt run dev --help`, and `vwt run dev` with a model string refused before anything
-runs (an unknown provider, no provider prefix, a missing credential). Every case is checked to
-end as it should (exit 0 for help, exit 2 with an `error:` line for a bad model).
+--help`, `vwt run dev --help`, `vwt cycle plan --help`, and `vwt run dev` with a model string
+refused before anything runs (an unknown provider, no provider prefix, a missing credential).
+Every case is checked to end as it should (exit 0 for help, exit 2 with an `error:` line for a
+bad model).
 
 To time another checkout with the same environment (main, before a change), run from outside
 this work tree with that checkout first on the path:
@@ -48,6 +49,7 @@ def _cases(home: Path) -> list[Case]:
     return [
         Case("vwt --help", ("--help",), 0, "Usage: vwt"),
         Case("vwt run dev --help", ("run", "dev", "--help"), 0, "Usage: vwt run dev"),
+        Case("vwt cycle plan --help", ("cycle", "plan", "--help"), 0, "Usage: vwt cycle plan"),
         Case("bad model: unknown provider", (*dev, "acme/acme-2"), 2, "unknown provider"),
         Case("bad model: no provider prefix", (*dev, "gpt-4o-mini"), 2, "no provider prefix"),
         Case("bad model: missing credential", (*dev, "openai/gpt-4o-mini"), 2, "credential"),

@@ -6,22 +6,28 @@ import os
 # told not to; vwt works offline.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from benchmark._backend_client import (
-    BackendCallError,
-    BackendProcess,
-    BackendUnavailable,
-    backend_argv,
-    backend_files,
-    backend_timeout,
-)
 from benchmark._check import check_cycle_spec
 from benchmark._endpoint import endpoint_kwargs, require_endpoint_keys
-from benchmark._environment import ToolResult, TrialEnvironment
+from benchmark._environment import ToolResult, TrialEnvironment, openai_tool, tool_result
 from benchmark._limits import LIMIT_ENV, SHARE_ENV, Limits, PerProvider
+from benchmark._mcp_backend import (
+    IMAGE_SITE,
+    BackendCallError,
+    BackendTrial,
+    BackendUnavailable,
+    McpBackend,
+    ServerProcess,
+    ServerSandbox,
+    backend_timeout,
+    check_site_for,
+    host_site,
+    server_site,
+)
 from benchmark._model_check import check_model
 from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete, load_litellm
 from benchmark._oracle import CriticalFlag, check_call
 from benchmark._plugins import ENTRY_POINTS_ENV, PluginOrigin, Plugins, entry_points_to_hand_on
+from benchmark._prices import ModelPrice, model_price, usage_cost
 from benchmark._redteam import (
     FamilyRedTeam,
     RedTeamFailure,
@@ -51,19 +57,22 @@ __all__ = [
     "ENTRY_POINTS_ENV",
     "FAMILIES",
     "FAMILY_GROUP",
+    "IMAGE_SITE",
     "LIMIT_ENV",
     "SHARE_ENV",
     "WIRE_FORMATS",
     "BackendCallError",
-    "BackendProcess",
+    "BackendTrial",
     "BackendUnavailable",
     "BenchmarkError",
     "CriticalFlag",
     "Family",
     "FamilyRedTeam",
     "Limits",
+    "McpBackend",
     "ModelCallFailed",
     "ModelPolicy",
+    "ModelPrice",
     "Outcome",
     "PerProvider",
     "Planted",
@@ -71,18 +80,19 @@ __all__ = [
     "Plugins",
     "RedTeamFailure",
     "RedTeamReport",
+    "ServerProcess",
+    "ServerSandbox",
     "Task",
     "ToolResult",
     "TrialEnvironment",
     "TrialResult",
     "Usage",
     "VerifierResult",
-    "backend_argv",
-    "backend_files",
     "backend_timeout",
     "check_call",
     "check_cycle_spec",
     "check_model",
+    "check_site_for",
     "classify",
     "complete",
     "cycle_families",
@@ -93,14 +103,20 @@ __all__ = [
     "family_for_env",
     "family_origin",
     "full_cycle_spec_path",
+    "host_site",
     "interface_version",
     "load_litellm",
+    "model_price",
+    "openai_tool",
     "redteam",
     "require_endpoint_keys",
     "require_gate",
     "run_trial",
     "serve",
     "served_interface",
+    "server_site",
     "stable_int",
+    "tool_result",
+    "usage_cost",
     "wire_format",
 ]

@@ -22,12 +22,22 @@ from reports._cell import (
     method_text,
 )
 from reports._compare import CellMove, RankChange, ReleaseComparison, Renamed, compare_releases
+from reports._dev import dev_trials, home_trials, is_dev_home, write_dev_html
 from reports._export import EXPORT_FORMATS, export_release
 from reports._flags import Flag, cell_flags
 from reports._html import REPORT_FILE, HtmlReport, write_html_report
 from reports._interval import Interval
 from reports._load import LoadedRelease, load_release
 from reports._matrix import Cell, build_matrix
+from reports._plan import (
+    DEFAULT_BASELINE,
+    ConditionPlan,
+    CyclePlan,
+    Figures,
+    measured_baselines,
+    pilot_records,
+    plan_cycle,
+)
 from reports._power import (
     minimum_detectable_gain,
     planned_se,
@@ -50,6 +60,7 @@ from reports._render_compare import render_comparison
 from reports._retention import Retention, RetentionStatus
 from reports._stats import benjamini_hochberg, binomial_sign_test, pass_hat_k
 from reports._stats_arms import OUTCOMES, ArmOutcomes, ArmSummary, TaskTrials
+from reports._summary import PhaseCost, phase_costs
 from reports._traces import MAX_TRACE_BYTES, TRACES_DIR, read_trace, trace_name
 from reports._trials import (
     TrialGroup,
@@ -66,6 +77,7 @@ from reports.errors import ReportError
 
 __all__ = [
     "ARTIFACTS_DIR",
+    "DEFAULT_BASELINE",
     "EXPORT_FORMATS",
     "INTERFACES_DIR",
     "MAX_TRACE_BYTES",
@@ -83,7 +95,10 @@ __all__ = [
     "Cell",
     "CellMetrics",
     "CellMove",
+    "ConditionPlan",
     "CriticalTest",
+    "CyclePlan",
+    "Figures",
     "FileRef",
     "Flag",
     "GainDifference",
@@ -93,6 +108,7 @@ __all__ = [
     "LeakVerdict",
     "LeaveOneOut",
     "LoadedRelease",
+    "PhaseCost",
     "RankChange",
     "ReleaseComparison",
     "ReleaseStatement",
@@ -121,14 +137,21 @@ __all__ = [
     "compact_table",
     "compare_releases",
     "condition_label",
+    "dev_trials",
     "export_release",
     "find_trial",
     "gain_difference",
     "group_trials",
+    "home_trials",
+    "is_dev_home",
     "load_release",
+    "measured_baselines",
     "method_text",
     "minimum_detectable_gain",
     "pass_hat_k",
+    "phase_costs",
+    "pilot_records",
+    "plan_cycle",
     "planned_se",
     "read_release",
     "read_trace",
@@ -143,5 +166,6 @@ __all__ = [
     "trace_name",
     "trial_reason",
     "verify_release",
+    "write_dev_html",
     "write_html_report",
 ]

@@ -21,7 +21,8 @@ from reports._flags import (
 )
 from reports._matrix import Cell
 from reports._release import ReleasedCondition, ReleasedSubmission, ReleaseStatement
-from reports._summary import UNISOLATED_SANDBOX
+from reports._summary import UNISOLATED_SANDBOX, PhaseCost
+from runner import usd_text
 from submissions import shown
 
 SIM_NOTE = "sim models exercise the framework; their numbers say nothing about real models"
@@ -236,6 +237,13 @@ def critical_panel(release: ReleaseStatement) -> Panel | None:
     return Panel(Group(*lines), title=title, border_style="red")
 
 
+def _cost_text(c: PhaseCost) -> str:
+    text = f"{c.phase} {usd_text(c.usd)} ({c.trials} trials"
+    if c.unpriced:
+        text += f", {c.unpriced} of {', '.join(c.unpriced_models)} without a cost, not counted"
+    return text + ")"
+
+
 def summary_lines(release: ReleaseStatement) -> list[Text]:
     """How the cycle ran: evaluation size, accounting, accepted invalids, sandboxes, overrides."""
     e = release.evaluation
@@ -264,6 +272,8 @@ def summary_lines(release: ReleaseStatement) -> list[Text]:
         )
     kinds = ", ".join(f"{n} {shown(kind)}" for kind, n in release.sandboxes.items())
     lines.append(Text(f"sandboxes: {kinds} trials"))
+    if release.costs is not None:
+        lines.append(Text(f"cost: {'; '.join(_cost_text(c) for c in release.costs)}"))
     if n := release.sandboxes.get(UNISOLATED_SANDBOX):
         lines.append(
             Text(

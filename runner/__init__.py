@@ -1,7 +1,24 @@
 """Planning and running trials on Ray in sandboxes, and the SQLite results store."""
 
 from runner._accounting import Accounting, CellAccounting, account
-from runner._dev import DevRun, dev_condition, dev_store, run_dev
+from runner._budget import (
+    SIM_TRIAL_USAGE,
+    CostEstimate,
+    TrialUsage,
+    estimate_cost,
+    measured_usage,
+    trial_usage,
+    usd_text,
+)
+from runner._dev import (
+    DEV_CONDITIONS,
+    DEV_STORES,
+    DevRun,
+    dev_condition,
+    dev_conditions,
+    dev_store,
+    run_dev,
+)
 from runner._execute import (
     EXECUTOR_ENV,
     MAX_ATTEMPTS,
@@ -19,6 +36,17 @@ from runner._phase import (
     run_phase,
     store_for,
 )
+from runner._pin import (
+    PIN_FIELD,
+    RecordsPin,
+    checked_records,
+    checked_rows,
+    cycle_store,
+    last_pin,
+    latest,
+    pin_phase,
+    records_digest,
+)
 from runner._plan import plan_phase
 from runner._ray import ADDRESS_ENV, start_ray
 from runner._records import Batch, TrialRecord, TrialSpec, trial_key
@@ -34,20 +62,27 @@ from runner._sandbox_base import (
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import DEFAULT_IMAGE, docker_status, remove_stale_sandboxes
 from runner._sandbox_local import LocalSandbox
-from runner._store import TrialStore
+from runner._skill_scripts import SCRIPT_TIMEOUT_S, SandboxScripts, skill_mount
+from runner._store import StoredRow, TrialStore, canonical_record, record_leaf
 from runner._worker import run_batch, stream_batch
 from runner.errors import RunnerError
 
 __all__ = [
     "ADDRESS_ENV",
     "DEFAULT_IMAGE",
+    "DEV_CONDITIONS",
+    "DEV_STORES",
     "EXECUTOR_ENV",
     "LOCK_NAME",
     "MAX_ATTEMPTS",
     "NOBODY",
+    "PIN_FIELD",
+    "SCRIPT_TIMEOUT_S",
+    "SIM_TRIAL_USAGE",
     "Accounting",
     "Batch",
     "CellAccounting",
+    "CostEstimate",
     "DevRun",
     "DockerSandbox",
     "ExecResult",
@@ -56,33 +91,52 @@ __all__ = [
     "Mount",
     "OutputRefused",
     "Progress",
+    "RecordsPin",
     "RunInterrupted",
     "RunnerError",
     "Sandbox",
     "SandboxKind",
     "SandboxProcess",
+    "SandboxScripts",
+    "StoredRow",
     "TrialRecord",
     "TrialSpec",
     "TrialStore",
+    "TrialUsage",
     "account",
+    "canonical_record",
     "check_evaluation_size",
+    "checked_records",
+    "checked_rows",
+    "cycle_store",
     "dev_condition",
+    "dev_conditions",
     "dev_store",
     "docker_status",
+    "estimate_cost",
     "evaluation_conditions",
     "execute",
     "home_lock",
     "invalid_trials_error",
+    "last_pin",
+    "latest",
     "make_sandbox",
+    "measured_usage",
     "phase_accounting",
+    "pin_phase",
     "plan_phase",
+    "record_leaf",
+    "records_digest",
     "remove_stale_sandboxes",
     "resolve_sandbox_kind",
     "run_batch",
     "run_dev",
     "run_phase",
+    "skill_mount",
     "start_ray",
     "store_for",
     "stream_batch",
     "trial_key",
+    "trial_usage",
+    "usd_text",
 ]

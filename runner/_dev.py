@@ -6,6 +6,7 @@ split of every family is the same in every cycle.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -14,6 +15,7 @@ from benchmark import check_model, family
 from benchmark.sim import PROVIDER as SIM_PROVIDER
 from benchmark.sim import sim_model
 from conditions import Condition, CycleSpec, ModelEndpoint
+from drift import write_atomic
 from runner._accounting import Accounting, account
 from runner._execute import MAX_ATTEMPTS, Execution, Progress, execute
 from runner._lock import home_lock
@@ -25,6 +27,11 @@ from runner.errors import RunnerError
 from submissions import Bundle
 
 DEV_SPLIT = "dev"
+DEV_CONDITIONS = "dev-conditions.json"
+"""The file of a dev home naming the conditions its dev runs ran in (condition id → condition),
+so its trials can be read and reported without a cycle (``vwt trials --home``)."""
+DEV_STORES = "dev-*.sqlite"
+"""The names of a dev home's stores (one per cycle spec and seed)."""
 
 
 class DevRun(BaseModel):
@@ -69,6 +76,30 @@ def dev_condition(
         data["model"] = {"model": model, "version": version}
         data["provider"] = provider
     return Condition.model_validate(data)
+
+
+def dev_conditions(home: Path) -> dict[str, Condition]:
+    """The conditions the dev runs in ``home`` ran in, by id ({} when none was recorded)."""
+    path = home / DEV_CONDITIONS
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {cid: Condition.model_validate(c) for cid, c in data.items()}
+    except (OSError, ValueError, AttributeError) as e:
+        raise RunnerError(
+            f"{path} is not a dev home's conditions file ({e.__class__.__name__})",
+            "run `vwt run dev` again to rewrite it",
+        ) from None
+
+
+def _note_condition(home: Path, condition: Condition) -> None:
+    known = dev_conditions(home)
+    if known.get(condition.id) == condition:
+        return
+    known[condition.id] = condition
+    data = {cid: c.model_dump(mode="json") for cid, c in sorted(known.items())}
+    write_atomic(home / DEV_CONDITIONS, json.dumps(data, indent=2).encode())
 
 
 def dev_store(home: Path, spec: CycleSpec) -> TrialStore:
@@ -119,6 +150,7 @@ def run_dev(
     )
     home.mkdir(parents=True, exist_ok=True)
     with home_lock(home):
+        _note_condition(home, condition)
         store = dev_store(home, spec)
         execution = execute(
             store, batches, sandbox=sandbox, max_attempts=max_attempts, progress=progress

@@ -7,9 +7,12 @@ import importlib
 import logging
 import os
 import secrets
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from runner import _ray_watchdog
 
 ADDRESS_ENV = "VWT_RAY_ADDRESS"
 """Environment variable: address of an existing Ray cluster to run on (``ray.init(address)``);
@@ -30,6 +33,9 @@ FORWARDED_ENV = (
 """Settings of the driver's environment that workers get too (on a cluster as well)."""
 
 _SINGLE_MACHINE_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+_watchdog: subprocess.Popen[bytes] | None = None
+"""The watchdog over the local runtime this process started last (:mod:`runner._ray_watchdog`)."""
 
 
 def _single_machine() -> None:
@@ -95,7 +101,8 @@ def start_ray(
     the model provider's credentials in their own environment. ``setup_hook`` names a
     function (``module.attr``) every worker runs at start-up; ``forward`` names more variables
     of this environment the workers get (the key variables of the spec's model endpoints).
-    Ray's token file is kept private (:func:`private_ray_token`).
+    Ray's token file is kept private (:func:`private_ray_token`). A local runtime's processes
+    end with this process however it ends (:mod:`runner._ray_watchdog`).
     """
     import ray
 
@@ -134,4 +141,11 @@ def start_ray(
         # litellm's import past every deadline). Trials are this process's work: nice 0.
         _system_config={"worker_niceness": 0},
         **common,
+    )
+    # Ray's agents outlive a driver killed with SIGKILL by a minute; the watchdog ends them.
+    global _watchdog
+    _ray_watchdog.stop(_watchdog)  # the runtime it watched was shut down: end what is left
+    runtime = ray.get_runtime_context()
+    _watchdog = _ray_watchdog.watch(
+        os.path.join(runtime.get_temp_dir(), runtime.get_session_name())
     )

@@ -116,6 +116,14 @@ class TrialRecord(BaseModel):
     started_at: str = Field(description="Start (RFC 3339, UTC, ms).")
     ended_at: str = Field(description="End (RFC 3339, UTC, ms).")
     usage: Usage = Field(description="Model usage.")
+    cost_usd: float | None = Field(
+        default=None,
+        description="What the trial's model calls cost in US dollars at litellm's list price "
+        "for the model string (prompt tokens x input price + completion tokens x output "
+        "price; benchmark.model_price): 0 for the sim's models, None where litellm has no "
+        "price for the model (never a made-up one) and in records written before costs were "
+        "recorded.",
+    )
     turns: int = Field(description="Model calls.")
     tool_calls: int = Field(description="Tool calls.")
     tool_errors: int = Field(description="Tool calls that failed.")

@@ -13,17 +13,16 @@ from datetime import UTC, datetime
 
 from benchmark import (
     SHARE_ENV,
-    BackendProcess,
     Family,
+    McpBackend,
     ModelPolicy,
     TrialResult,
-    backend_argv,
-    backend_files,
     backend_timeout,
     family,
     load_litellm,
     run_trial,
     serve,
+    usage_cost,
     wire_format,
 )
 from benchmark._seeds import request_seed
@@ -31,7 +30,8 @@ from benchmark.harness import AgentArtifacts, harness_version
 from drift import ServedInterface
 from runner._records import Batch, TrialRecord, TrialSpec
 from runner._sandbox import make_sandbox
-from runner._sandbox_base import Mount
+from runner._sandbox_base import Mount, Sandbox
+from runner._skill_scripts import SandboxScripts, skill_mount
 
 _LOOP: asyncio.AbstractEventLoop | None = None
 _IN_RAY = True
@@ -89,6 +89,7 @@ def _record(
         started_at=started,
         ended_at=_now(),
         usage=result.run.usage,
+        cost_usd=usage_cost(c.model.model, result.run.usage),
         turns=result.run.turns,
         tool_calls=result.run.tool_calls,
         tool_errors=result.run.tool_errors,
@@ -122,15 +123,31 @@ async def run_batch_async(
 ) -> list[Row]:
     """Run every trial of ``batch``; returns (record JSON, compressed trace) per trial, in
     trial order, and hands each to ``emit`` as soon as it finishes."""
-    c = batch.condition
     fam = family(batch.family)
     served = serve(fam.env_id, batch.interface)
-    harness = harness_version(c.harness)
     artifacts = AgentArtifacts.model_validate_json(batch.artifacts_json)
-    files = backend_files(fam)
-    mounts = [Mount(host, target) for target, host in files.items()]
-    sandbox = make_sandbox(sandbox_kind, mounts=mounts)
-    python = list(sandbox.python)  # the interpreter for the stdlib-only backend
+    backend = McpBackend.of(fam)
+    with skill_mount(artifacts.skills) as skills:  # the skills' scripts run in the sandbox
+        mounts = [Mount(*m) for m in backend.mounts()]
+        sandbox = make_sandbox(sandbox_kind, mounts=[*mounts, *([skills] if skills else [])])
+        return await _run_in(batch, sandbox, fam, served, artifacts, backend, concurrency, emit)
+
+
+async def _run_in(
+    batch: Batch,
+    sandbox: Sandbox,
+    fam: Family,
+    served: ServedInterface,
+    artifacts: AgentArtifacts,
+    backend: McpBackend,
+    concurrency: int,
+    emit: Callable[[Row], None] | None,
+) -> list[Row]:
+    """Every trial of ``batch`` in ``sandbox`` (not yet started), its tools served by
+    ``backend``."""
+    c = batch.condition
+    harness = harness_version(c.harness)
+    scripts = SandboxScripts(sandbox)
     limit = asyncio.Semaphore(concurrency)
     node = _ray_node()
     # Requests carry the trial seed (shared by every arm) and the arm, so that arms share
@@ -142,7 +159,7 @@ async def run_batch_async(
         for i in sorted({t.task_index for t in batch.trials})
     }
 
-    async def one(spec: TrialSpec, backend: BackendProcess) -> Row:
+    async def one(spec: TrialSpec) -> Row:
         async with limit:
             started = _now()
             task = tasks[spec.task_index]
@@ -151,14 +168,14 @@ async def run_batch_async(
                 task,
                 served,
                 backend,
-                spec.key,
                 model=c.model.model,
                 harness=harness,
                 artifacts=artifacts,
                 seed=request_seed(spec.seed, arm),
                 endpoint=batch.endpoint,
+                scripts=scripts,
             )
-        trace = json.dumps(result.run.messages, sort_keys=True).encode()
+        trace = json.dumps(result.run.trace(), sort_keys=True).encode()
         sha = hashlib.sha256(trace).hexdigest()
         record = _record(batch, spec, fam, served, sandbox.kind, result, started, sha, node)
         row = record.model_dump_json(), zlib.compress(trace)
@@ -166,12 +183,8 @@ async def run_batch_async(
             emit(row)
         return row
 
-    async with sandbox:
-        backend = BackendProcess(await sandbox.spawn(backend_argv(python)))
-        try:
-            return await asyncio.gather(*(one(s, backend) for s in batch.trials))
-        finally:
-            await backend.close()
+    async with sandbox, backend.serve(sandbox):
+        return await asyncio.gather(*(one(s) for s in batch.trials))
 
 
 class BatchFailed(Exception):

@@ -1,8 +1,9 @@
 """Regenerate the reference submissions' artifacts that are derived from the built-in families.
 
-- typed-skill: the tools and schema digest each skill declares (``requires``), from the served
-  ``<env>@1`` interface of the environment it names. Everything the skill says (steps, codes,
-  units, verifier) stays.
+- typed-skill: the tools and schema digest each skill's contract declares (``requires``, in the
+  ``vwt-contract`` metadata of its ``SKILL.md``), from the served ``<env>@1`` interface of the
+  environment it names. Everything else the skill says (steps, codes, units, verifier, body)
+  stays.
 - retrieved-trajectories: solved episodes from each family's public examples split (never
   evaluated, so the memories hold no task they are evaluated on) — the reference calls, with the
   lookups a real agent needs before them. Support operations: two of each refund kind (the
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmark import Task, family, served_interface
-from benchmark.harness import Episode, TrajectorySet, TypedSkill
+from benchmark.harness import SKILL_FILE, AgentSkill, Episode, TrajectorySet, TypedSkill
 from benchmark.reconciliation import KINDS as RECONCILIATION_KINDS
 from benchmark.research import KINDS as RESEARCH_KINDS
 from benchmark.support_ops import KINDS, REFUND_KINDS
@@ -32,14 +33,19 @@ EPISODES_PER_KIND = 2
 SKILLS = ("refund-ticket", "reconcile-books", "answer-with-citation")
 
 
-def typed_skill(skill: dict[str, Any]) -> dict[str, Any]:
-    """``skill`` declaring the tools and digest of its environment's ``@1`` as served today."""
-    (requirement,) = skill["requires"]
-    env = requirement["env"]
-    served = served_interface(env, f"{env}@1")
-    requirement.update(tools=served.tools.to_mcp(), schema_digest=served.digest)
-    TypedSkill.model_validate(skill)  # the harness must accept what is written
-    return skill
+def typed_skill(skill: AgentSkill) -> str:
+    """``skill``'s ``SKILL.md``, its contract declaring the tools and digest of its
+    environment's ``@1`` as served today."""
+    assert skill.contract is not None
+    (requirement,) = skill.contract.requires
+    served = served_interface(requirement.env, f"{requirement.env}@1")
+    now = requirement.model_copy(
+        update={"tools": tuple(served.tools.to_mcp()), "schema_digest": served.digest}
+    )
+    data = skill.contract.model_dump(mode="json", exclude_unset=True)
+    data["requires"] = [now.model_dump(mode="json", exclude_unset=True)]
+    contract = TypedSkill.model_validate(data)  # the harness must accept what is written
+    return skill.with_contract(contract).skill_md
 
 
 def _call(name: str, **arguments: Any) -> ToolCall:
@@ -111,8 +117,8 @@ def episodes(name: str, path: str) -> TrajectorySet:
     )
 
 
-def _write(path: Path, data: dict[str, Any]) -> None:
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+def _write(path: Path, data: dict[str, Any] | str) -> None:
+    text = data if isinstance(data, str) else json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if path.read_text() != text:
         path.write_text(text)
         print(f"rewrote {path}")
@@ -120,8 +126,8 @@ def _write(path: Path, data: dict[str, Any]) -> None:
 
 def main() -> None:
     for skill in SKILLS:
-        path = reference_dir("typed-skill") / f"{skill}.skill.json"
-        _write(path, typed_skill(json.loads(path.read_text())))
+        path = reference_dir("typed-skill") / "skills" / skill / SKILL_FILE
+        _write(path, typed_skill(AgentSkill(skill_md=path.read_text())))
     for file in MEMORIES:
         path = reference_dir("retrieved-trajectories") / file
         memory = json.loads(path.read_text())

@@ -7,6 +7,13 @@ from submissions._bundle import (
     read_bundle_file,
     write_bundle,
 )
+from submissions._bundle_dir import (
+    SKILLS_DIR,
+    contract_body,
+    convert_bundle_dir,
+    skill_bundle,
+    write_bundle_dir,
+)
 from submissions._limits import (
     LIMITS_HINT,
     MAX_ARTIFACT_BYTES,
@@ -14,6 +21,7 @@ from submissions._limits import (
     MAX_BUNDLE_BYTES,
     MAX_MANIFEST_BYTES,
     MAX_PATH_CHARS,
+    MAX_SKILL_FILES,
 )
 from submissions._listing import ListedArtifact, ListedSubmission, list_submissions
 from submissions._manifest import (
@@ -26,6 +34,7 @@ from submissions._manifest import (
 )
 from submissions._receipt import Receipt, ReceiptStatement, read_receipt
 from submissions._reference import REFERENCE_NAMES, reference_bundles, reference_dir
+from submissions._skill_folder import check_skill, read_skill_folder
 from submissions._store import (
     SUBMISSION_EVENT,
     BundleStore,
@@ -43,7 +52,9 @@ __all__ = [
     "MAX_BUNDLE_BYTES",
     "MAX_MANIFEST_BYTES",
     "MAX_PATH_CHARS",
+    "MAX_SKILL_FILES",
     "REFERENCE_NAMES",
+    "SKILLS_DIR",
     "SUBMISSION_EVENT",
     "AdaptationDeclaration",
     "ArtifactEntry",
@@ -57,15 +68,21 @@ __all__ = [
     "Receipt",
     "ReceiptStatement",
     "SubmissionError",
+    "check_skill",
+    "contract_body",
+    "convert_bundle_dir",
     "list_submissions",
     "load_bundle",
     "load_bundle_dir",
     "read_bundle_file",
     "read_receipt",
+    "read_skill_folder",
     "reference_bundles",
     "reference_dir",
     "shown",
+    "skill_bundle",
     "submit",
     "submitted_bundles",
     "write_bundle",
+    "write_bundle_dir",
 ]

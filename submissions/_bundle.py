@@ -17,7 +17,14 @@ from pydantic import (
     model_validator,
 )
 
-from benchmark.harness import AgentArtifacts, Recipe, TrajectorySet, TypedSkill
+from benchmark.harness import (
+    AgentArtifacts,
+    AgentSkill,
+    Recipe,
+    SkillFormatError,
+    TrajectorySet,
+    TypedSkill,
+)
 from drift import write_atomic
 from submissions._files import read_capped
 from submissions._limits import (
@@ -27,7 +34,14 @@ from submissions._limits import (
     MAX_MANIFEST_BYTES,
     LimitExceeded,
 )
-from submissions._manifest import MANIFEST_FILE, ArtifactKind, BundleManifest
+from submissions._manifest import (
+    MANIFEST_FILE,
+    ArtifactEntry,
+    ArtifactKind,
+    BundleManifest,
+    check_path,
+)
+from submissions._skill_folder import check_skill, read_skill_folder, skill_files
 from submissions._text import shown
 from submissions.errors import SubmissionError
 
@@ -37,14 +51,16 @@ _STRUCTURED: dict[ArtifactKind, type[BaseModel]] = {
 }
 """Artifact kinds whose files must parse as a model."""
 _PACK_HINT = "pack bundles with `vwt submissions pack DIR`"
+SKILL_HINT = "fix the skill folder: the Agent Skills format and vwt's rules are in docs/skills.md"
 
 
-def _problem(e: ValidationError, hint: str) -> tuple[str, str]:
+def first_problem(e: ValidationError, hint: str) -> tuple[str, str]:
     """The first problem of ``e``, printable on one line, and what to do about it."""
     err = e.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    loc = ".".join(str(p) for p in err["loc"])
     over = isinstance(err.get("ctx", {}).get("error"), LimitExceeded)
-    return shown(f"{loc}: {err['msg']}"), LIMITS_HINT if over else hint
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    return shown(f"{loc}: {msg}" if loc else msg), LIMITS_HINT if over else hint
 
 
 class Bundle(BaseModel):
@@ -58,32 +74,42 @@ class Bundle(BaseModel):
 
     v: Literal[1] = Field(default=1, description="Bundle format version (1).")
     manifest: BundleManifest = Field(description="The manifest.")
-    files: dict[str, str] = Field(description="Artifact path → UTF-8 text.")
+    files: dict[str, str] = Field(
+        description="Artifact path → UTF-8 text; a skill folder's files each under its path."
+    )
     _canonical: bytes = PrivateAttr(default=b"")
+    _skills: tuple[AgentSkill, ...] = PrivateAttr(default=())
 
     @model_validator(mode="after")
     def _artifacts_valid(self) -> Bundle:
-        listed = {a.path for a in self.manifest.artifacts}
-        if set(self.files) != listed:
-            raise ValueError("files must be exactly the artifact paths the manifest lists")
+        folders = [a for a in self.manifest.artifacts if a.kind is ArtifactKind.agent_skill]
+        singles = {a.path for a in self.manifest.artifacts} - {a.path for a in folders}
+        stray = [
+            p
+            for p in self.files
+            if p not in singles and not any(p.startswith(f"{f.path}/") for f in folders)
+        ]
+        if stray or not singles <= set(self.files):
+            raise ValueError(
+                "files must be exactly the artifact paths the manifest lists and the files of "
+                "its skill folders" + (f" ({shown(stray[0])} is neither)" if stray else "")
+            )
+        for path, text in self.files.items():
+            _check_file(path, text)
         for a in self.manifest.artifacts:
-            text = self.files[a.path]
-            try:
-                size = len(text.encode("utf-8"))
-            except UnicodeEncodeError:
-                raise ValueError(f"artifact {a.path} is not valid Unicode text") from None
-            if size > MAX_ARTIFACT_BYTES:
-                raise LimitExceeded(
-                    f"artifact {a.path} is {size:,} bytes, over the limit of {MAX_ARTIFACT_BYTES:,}"
-                )
             model = _STRUCTURED.get(a.kind)
             if model is None:
                 continue
+            what = a.kind.value.replace("_", " ")
             try:
-                model.model_validate_json(text)
+                parsed = model.model_validate_json(self.files[a.path])
+                if isinstance(parsed, TypedSkill):
+                    AgentSkill.from_typed(parsed)  # the harness holds it as an Agent Skill
             except ValidationError as e:
-                what = a.kind.value.replace("_", " ")
-                raise ValueError(f"{what} {a.path}: {_problem(e, '')[0]}") from None
+                raise ValueError(f"{what} {a.path}: {first_problem(e, '')[0]}") from None
+            except SkillFormatError as e:
+                raise ValueError(f"{what} {a.path}: {e}") from None
+        self._skills = tuple(check_skill(a.path, a.name, self.files) for a in folders)
         canonical = rfc8785.dumps(self.model_dump(mode="json"))
         if len(canonical) > MAX_BUNDLE_BYTES:
             raise LimitExceeded(
@@ -102,19 +128,45 @@ class Bundle(BaseModel):
         """RFC 8785 canonical JSON of the bundle: exactly what is stored and packed."""
         return self._canonical
 
+    def artifact_bytes(self, entry: ArtifactEntry) -> int:
+        """UTF-8 bytes of an artifact: its file's, or all its skill folder's files'."""
+        if entry.kind is not ArtifactKind.agent_skill:
+            return len(self.files[entry.path].encode())
+        return sum(len(t.encode()) for t in skill_files(self.files, entry.path).values())
+
     def agent_artifacts(self) -> AgentArtifacts:
-        """What the harness gives the model."""
-        recipes, skills, memories = [], [], []
+        """What the harness gives the model (an old-IR typed skill as the Agent Skill whose
+        contract it is)."""
+        recipes, skills, memories = [], list(self._skills), []
         for a in self.manifest.artifacts:
+            if a.kind is ArtifactKind.agent_skill:
+                continue
             text = self.files[a.path]
             if a.kind is ArtifactKind.prompt_recipe:
-                recipes.append(Recipe(name=a.name, text=text))
+                recipes.append(Recipe(name=a.name, text=text, description=a.description))
             elif a.kind is ArtifactKind.typed_skill:
-                skills.append(TypedSkill.model_validate_json(text))
+                skills.append(AgentSkill.from_typed(TypedSkill.model_validate_json(text)))
             else:
                 memories.append(TrajectorySet.model_validate_json(text))
         return AgentArtifacts(
             recipes=tuple(recipes), skills=tuple(skills), trajectories=tuple(memories)
+        )
+
+
+def _check_file(path: str, text: str) -> None:
+    """A bundle file's path (normalised, of allowed parts) and size; ValueError if not."""
+    try:
+        if check_path(path) != path:
+            raise ValueError("must be written normalised (no '.' parts, no '//')")
+    except ValueError as e:
+        raise ValueError(f"file path {shown(path)}: {e}") from None
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise ValueError(f"artifact {path} is not valid Unicode text") from None
+    if size > MAX_ARTIFACT_BYTES:
+        raise LimitExceeded(
+            f"artifact {path} is {size:,} bytes, over the limit of {MAX_ARTIFACT_BYTES:,}"
         )
 
 
@@ -159,23 +211,35 @@ def load_bundle_dir(root: Path) -> Bundle:
     try:
         manifest = BundleManifest.model_validate_json(raw)
     except ValidationError as e:
-        problem, hint = _problem(e, "fix the manifest")
+        problem, hint = first_problem(e, "fix the manifest")
         raise SubmissionError(f"{shown(str(manifest_path))}: {problem}", hint) from None
     files: dict[str, str] = {}
     total = 0
     for a in manifest.artifacts:
-        files[a.path] = _read_artifact(root, a.path)
-        total += len(files[a.path].encode("utf-8"))
+        if a.kind is ArtifactKind.agent_skill:
+            read = read_skill_folder(root, a.path)
+        else:
+            read = {a.path: _read_artifact(root, a.path)}
+        files.update(read)
+        total += sum(len(t.encode("utf-8")) for t in read.values())
         if total > MAX_BUNDLE_BYTES:  # stop reading: the bundle cannot fit
             raise SubmissionError(
                 f"{shown(str(root))}: the artifacts total over {MAX_BUNDLE_BYTES:,} bytes, the "
                 "limit of a whole bundle",
                 LIMITS_HINT,
             )
+        if a.kind is ArtifactKind.agent_skill:
+            try:
+                check_skill(a.path, a.name, files)
+            except ValueError as e:  # named by its file: DIR/<folder>/SKILL.md: the rule
+                over = isinstance(e, LimitExceeded)
+                raise SubmissionError(
+                    f"{shown(str(root))}/{shown(str(e))}", LIMITS_HINT if over else SKILL_HINT
+                ) from None
     try:
         return Bundle(manifest=manifest, files=files)
     except ValidationError as e:
-        problem, hint = _problem(e, "fix the artifact")
+        problem, hint = first_problem(e, "fix the artifact")
         raise SubmissionError(f"{shown(str(root))}: {problem}", hint) from None
 
 
@@ -185,7 +249,7 @@ def read_bundle_file(path: Path) -> Bundle:
     try:
         return Bundle.model_validate_json(data)
     except ValidationError as e:
-        problem, hint = _problem(e, _PACK_HINT)
+        problem, hint = first_problem(e, _PACK_HINT)
         raise SubmissionError(f"{shown(str(path))}: not a valid bundle ({problem})", hint) from None
 
 

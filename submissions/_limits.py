@@ -12,11 +12,15 @@ MAX_MANIFEST_BYTES = 64 << 10
 """Bytes of the manifest, as canonical JSON and as the ``vwt-bundle.json`` file."""
 MAX_PATH_CHARS = 255
 """Characters of an artifact path inside the bundle."""
+MAX_SKILL_FILES = 128
+"""Files one Agent Skills folder may hold, ``SKILL.md`` included (each is at most
+``MAX_ARTIFACT_BYTES``, and all count against ``MAX_BUNDLE_BYTES``)."""
 
 LIMITS_HINT = (
     f"a bundle holds at most {MAX_ARTIFACTS} artifacts of at most {MAX_ARTIFACT_BYTES:,} bytes "
-    f"each, {MAX_BUNDLE_BYTES:,} bytes in all as stored, with a manifest of at most "
-    f"{MAX_MANIFEST_BYTES:,} bytes: shrink or drop artifacts"
+    f"each (a skill folder at most {MAX_SKILL_FILES} files of that size), {MAX_BUNDLE_BYTES:,} "
+    f"bytes in all as stored, with a manifest of at most {MAX_MANIFEST_BYTES:,} bytes: shrink "
+    "or drop artifacts"
 )
 
 

@@ -45,7 +45,7 @@ def list_submissions(cycle: Cycle) -> list[ListedSubmission]:
             late=bool(entry.payload.get("late", False)),
             artifacts=tuple(
                 ListedArtifact(
-                    kind=a.kind, name=a.name, path=a.path, bytes=len(bundle.files[a.path].encode())
+                    kind=a.kind, name=a.name, path=a.path, bytes=bundle.artifact_bytes(a)
                 )
                 for a in bundle.manifest.artifacts
             ),

@@ -29,6 +29,20 @@ _VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z._+-]{0,63}")
 _PATH_PART = re.compile(r"[0-9A-Za-z._+@ -]{1,255}")
 
 
+def check_path(v: str) -> str:
+    """``v`` normalised, if it is a relative POSIX path inside the bundle of allowed parts;
+    else ValueError saying the rule."""
+    p = PurePosixPath(v)
+    if p.is_absolute() or ".." in p.parts or not p.parts or "\\" in v:
+        raise ValueError("must be a relative path inside the bundle, without '..'")
+    if len(v) > MAX_PATH_CHARS or not all(_PATH_PART.fullmatch(part) for part in p.parts):
+        raise ValueError(
+            f"use at most {MAX_PATH_CHARS} characters: letters, digits, ' ', '.', '_', '+', "
+            "'@' or '-', separated by '/'"
+        )
+    return str(p)
+
+
 def _check_name(v: str) -> str:
     if not _NAME.fullmatch(v):
         raise ValueError("use 1-64 lower-case letters, digits, '.', '_' or '-'")
@@ -58,7 +72,10 @@ class ArtifactKind(StrEnum):
 
     prompt_recipe = "prompt_recipe"
     typed_skill = "typed_skill"
+    """An old-IR typed skill (JSON); ``vwt submissions convert`` makes it an Agent Skill."""
     trajectory = "trajectory"
+    agent_skill = "agent_skill"
+    """An Agent Skills folder: its ``path`` is the folder, holding ``SKILL.md``."""
 
 
 class ArtifactEntry(BaseModel):
@@ -69,23 +86,16 @@ class ArtifactEntry(BaseModel):
     kind: ArtifactKind = Field(description="What the file is.")
     name: Name = Field(description="Artifact name, unique in the bundle.")
     path: str = Field(
-        description="Relative POSIX path of the file inside the bundle: parts of letters, "
-        f"digits, ' ', '.', '_', '+', '@' or '-', at most {MAX_PATH_CHARS} characters."
+        description="Relative POSIX path of the file (of the folder, for an agent skill) inside "
+        "the bundle: parts of letters, digits, ' ', '.', '_', '+', '@' or '-', at most "
+        f"{MAX_PATH_CHARS} characters."
     )
     description: Paragraphs = Field(default="", description="What it is for.")
 
     @field_validator("path")
     @classmethod
     def _path_inside(cls, v: str) -> str:
-        p = PurePosixPath(v)
-        if p.is_absolute() or ".." in p.parts or not p.parts or "\\" in v:
-            raise ValueError("must be a relative path inside the bundle, without '..'")
-        if len(v) > MAX_PATH_CHARS or not all(_PATH_PART.fullmatch(part) for part in p.parts):
-            raise ValueError(
-                f"use at most {MAX_PATH_CHARS} characters: letters, digits, ' ', '.', '_', '+', "
-                "'@' or '-', separated by '/'"
-            )
-        return str(p)
+        return check_path(v)
 
 
 AdaptationProcedure = Literal["rebind-skills", "rewrite-recipes", "refresh-episodes"]
@@ -156,6 +166,11 @@ class BundleManifest(BaseModel):
             dupes = _duplicates([getattr(a, attr) for a in self.artifacts])
             if dupes:
                 raise ValueError(f"duplicate artifact {attr}s: {', '.join(dupes)}")
+        folders = {a.path for a in self.artifacts if a.kind is ArtifactKind.agent_skill}
+        for a in self.artifacts:
+            inside = next((f for f in folders if a.path.startswith(f"{f}/")), None)
+            if inside is not None:
+                raise ValueError(f"artifact path {a.path} lies inside skill folder {inside}")
         size = len(self.canonical())
         if size > MAX_MANIFEST_BYTES:
             raise LimitExceeded(

@@ -37,7 +37,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "cycle": (
         "vwt.cmd_cycle",
         "app",
-        "Operators: start a release cycle, show its state, move it through its stages.",
+        "Operators: plan a release cycle's size and cost, start it, show its state, move it "
+        "through its stages.",
     ),
     "conditions": (
         "vwt.cmd_conditions",
@@ -96,7 +97,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "vwt.cmd_trials",
         "app",
         "Researchers: list the trials of a release and read one, with its trace (each message, "
-        "tool call and result). Operators: the same from the cycle's store (--home).",
+        "tool call and result). Operators: the same from the cycle's store (--home). "
+        "Submitters: the same from a dev run's home (--home H of `vwt run dev`).",
     ),
     "sim": (
         "vwt.cmd_sim",

@@ -14,12 +14,21 @@ from rich.markup import escape
 from rich.table import Table
 
 from benchmark import check_cycle_spec
-from conditions import NEXT_STEP, PASSPHRASE_ENV, Cycle, CycleSpec, CycleState
+from conditions import (
+    NEXT_STEP,
+    PASSPHRASE_ENV,
+    PUBLIC_SEEDS,
+    Cycle,
+    CycleSpec,
+    CycleState,
+    fresh_seed,
+)
 from vwt._common import DEFAULT_HOME, Home, console, user_errors
 from vwt._json_out import AsJson, emit_json
 
 app = typer.Typer(
-    help="Operators: start a release cycle, show its state, move it through its stages.",
+    help="Operators: plan a release cycle's size and cost, start it, show its state, move it "
+    "through its stages.",
     no_args_is_help=True,
 )
 
@@ -45,7 +54,8 @@ def init(
         Path | None,
         typer.Option(
             "--spec",
-            help="Cycle spec (YAML or JSON); the embedded default when omitted.",
+            help="Cycle spec (YAML or JSON); the embedded default when omitted. Without a "
+            "seed in it, a fresh secret one is drawn.",
             dir_okay=False,
         ),
     ] = None,
@@ -73,13 +83,27 @@ def init(
         ),
     ] = False,
 ) -> None:
-    """Start a release cycle in HOME (state draft) and print the operator key's fingerprint."""
-    cycle_spec = CycleSpec.load(spec if spec is not None else default_spec_path())
+    """Start a release cycle in HOME (state draft) and print the operator key's fingerprint.
+
+    The cycle seed draws the sealed tasks: without --spec, or with a spec that names no seed,
+    a fresh secret one is drawn (the embedded default's seed is public: `vwt demo` uses it)."""
+    drawn = fresh_seed()
+    if spec is None:
+        cycle_spec = CycleSpec.load(default_spec_path()).model_copy(update={"seed": drawn})
+    else:
+        cycle_spec = CycleSpec.load(spec, seed_if_missing=drawn)
     check_cycle_spec(cycle_spec)
     cycle = Cycle.init(
         home, cycle_spec, force=force, key_path=key, passphrase=_passphrase(encrypt_key)
     )
     console.print(f"cycle [bold]{cycle.id}[/] initialised in {home} (state {cycle.state})")
+    if cycle.spec.seed == drawn:
+        console.print("seed: a fresh secret one, kept in HOME/operator/cycle.json")
+    elif cycle.spec.seed in PUBLIC_SEEDS:
+        console.print(
+            f"[yellow]warning:[/] seed {cycle.spec.seed} is public (the embedded default's); "
+            "`vwt conditions commit` refuses it unless --public-seed"
+        )
     console.print(f"signing key: {cycle.key_path}")
     console.print(f"key fingerprint: [bold]{cycle.fingerprint}[/]  (publish it with the cycle)")
     console.print("next: vwt conditions generate", highlight=False)
@@ -191,3 +215,123 @@ def advance(
 def schema() -> None:
     """Print the JSON Schema of the cycle spec."""
     typer.echo(json.dumps(CycleSpec.model_json_schema(), indent=2))
+
+
+def _plan_table(plan: Any) -> Table:
+    from runner import usd_text
+
+    table = Table(
+        title=f"{plan.cycle}: {plan.tasks_per_split} tasks per family, k {plan.k}; "
+        "c = correlated arms, i = independent",
+        title_justify="left",
+    )
+    for name in (
+        "varied",
+        "families",
+        "tasks",
+        "base",
+        "MDE c/i",
+        "±95% c/i",
+        "tasks ±.05/.10 c; i",
+    ):
+        table.add_column(name)
+    for name in ("trials", "calls", "cost"):
+        table.add_column(name, justify="right")
+    for r in plan.conditions:
+        c, i = r.correlated, r.independent
+        phases = [r.frozen] + ([r.adapted] if r.adapted is not None else [])
+        usd = None if any(p.usd is None for p in phases) else sum(p.usd for p in phases)
+        table.add_row(
+            escape(r.condition),
+            escape(r.families.split("/")[0]),
+            str(r.tasks),
+            f"{r.baseline:.2f}",
+            f"{c.mde:.2f}/{i.mde:.2f}",
+            f"{c.half_width:.2f}/{i.half_width:.2f}",
+            f"{c.tasks_for['0.05']}/{c.tasks_for['0.10']}; "
+            f"{i.tasks_for['0.05']}/{i.tasks_for['0.10']}",
+            str(sum(p.trials for p in phases)),
+            f"{sum(p.calls for p in phases):,.0f}",
+            usd_text(usd),
+        )
+    return table
+
+
+@app.command()
+@user_errors
+def plan(
+    spec: Annotated[
+        Path | None,
+        typer.Option(
+            "--spec",
+            help="Cycle spec (YAML or JSON); the embedded default when omitted.",
+            dir_okay=False,
+        ),
+    ] = None,
+    pilot: Annotated[
+        Path | None,
+        typer.Option(
+            "--pilot",
+            help="A dev home (`vwt run dev --home`) or cycle home whose trials give the "
+            "baseline rates and the calls and tokens per trial.",
+            file_okay=False,
+        ),
+    ] = None,
+    submissions: Annotated[
+        int, typer.Option("--submissions", min=1, help="Submissions to plan for.")
+    ] = 1,
+    max_conditions: Annotated[
+        int | None,
+        typer.Option(
+            "--max-conditions",
+            min=1,
+            help="As `vwt conditions generate --max-conditions`: the same count and strata "
+            "(pairs drawn with the spec's seed, not the secret one).",
+        ),
+    ] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Before a cycle: what each condition's cells can detect (80% power), the interval to
+    expect, the tasks needed for ±0.05 / ±0.10, and the trials, model calls and cost.
+
+    Every figure is given with correlated arms (as the sim's) and independent ones (as real
+    providers'). Costs come from litellm's price table; a model it does not price shows
+    "unknown". See docs/planning.md.
+    """
+    from reports import plan_cycle
+    from runner import usd_text
+
+    # The seed only draws which pairs a capped plan lists: a spec without one plans as seed 0.
+    cycle_spec = CycleSpec.load(
+        spec if spec is not None else default_spec_path(), seed_if_missing=0
+    )
+    check_cycle_spec(cycle_spec)
+    result = plan_cycle(
+        cycle_spec, submissions=submissions, pilot=pilot, max_conditions=max_conditions
+    )
+    if as_json:
+        emit_json(result.model_dump(mode="json"))
+        return
+    console.print(_plan_table(result))
+    totals = (("frozen", result.frozen), ("adapted", result.adapted), ("total", result.total))
+    for name, est in totals:
+        unpriced = f" (no price for {', '.join(est.unpriced)})" if est.unpriced else ""
+        console.print(
+            f"{name}: {est.trials:,} trials, {est.calls:,.0f} model calls, "
+            f"{est.prompt_tokens + est.completion_tokens:,.0f} tokens, cost "
+            f"{usd_text(est.usd)}{unpriced}",
+            highlight=False,
+            markup=False,
+        )
+    console.print(f"submissions planned for: {result.submissions}", highlight=False)
+    if result.pilot:
+        console.print(f"pilot: {result.pilot}", highlight=False, markup=False)
+    console.print("assumptions:", highlight=False)
+    for a in result.assumptions:
+        console.print(f"  - {a}", highlight=False, markup=False)
+    if not result.detects:
+        console.print(
+            "warning: some cells cannot detect a gain of 0.15 with correlated arms at this "
+            "size; raise evaluation.tasks_per_split or k",
+            highlight=False,
+        )

@@ -15,10 +15,12 @@ from reports import (
     build_release,
     compare_releases,
     export_release,
+    is_dev_home,
     read_release,
     render_comparison,
     render_release,
     verify_release,
+    write_dev_html,
     write_html_report,
 )
 from service import ServiceClient, pull_release
@@ -90,8 +92,11 @@ def html(
     cell a drill-down to its tasks, every trial's outcome and its trace (messages, tool calls
     and results, verifier reasons, drift-oracle findings). Reads the release, its trials file
     and its published traces; verifies nothing else (`vwt report verify` does).
+
+    PATH may also be a dev home (`vwt run dev --home H`): the report then holds its dev cells,
+    every trial and its trace, written to H/report.html unless -o says otherwise.
     """
-    report = write_html_report(path, out)
+    report = write_dev_html(path, out) if is_dev_home(path) else write_html_report(path, out)
     console.print(f"HTML report: {report.summary()}", markup=False, soft_wrap=True)
 
 
@@ -181,6 +186,12 @@ def verify(
         "interface version files, each the release's definition",
         highlight=False,
     )
+    if v.ledger_pinned:
+        tied = ", ".join(v.ledger_pinned)
+        said = f"the {tied} trials recompute the digests the cycle's ledger pinned"
+    else:
+        said = "none (a release of format 6, or of phases run before ledger pins)"
+    console.print(f"ledger pins: {said}", highlight=False)
     if v.accepted_invalid:
         console.print(
             f"[bold yellow]accepted invalid:[/] {v.invalid_trials} invalid trials published by "

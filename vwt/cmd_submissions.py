@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -21,12 +20,14 @@ from submissions import (
     Bundle,
     Receipt,
     SubmissionError,
+    convert_bundle_dir,
     list_submissions,
     load_bundle,
     load_bundle_dir,
     read_receipt,
     reference_dir,
     shown,
+    skill_bundle,
     submit,
     write_bundle,
 )
@@ -112,7 +113,7 @@ def _print_bundle(bundle: Bundle) -> None:
         return
     table = Table("kind", "name", "path", "bytes")
     for a in m.artifacts:
-        table.add_row(a.kind.value, a.name, escape(a.path), str(len(bundle.files[a.path].encode())))
+        table.add_row(a.kind.value, a.name, escape(a.path), str(bundle.artifact_bytes(a)))
     console.print(table)
 
 
@@ -121,33 +122,60 @@ def _print_bundle(bundle: Bundle) -> None:
 def init(
     dest: Annotated[Path, typer.Argument(help="New bundle directory (must be absent or empty).")],
     start: Annotated[
-        Reference,
-        typer.Option("--from", help="The reference submission to start from."),
-    ] = Reference.prompt_recipe,
+        Reference | None,
+        typer.Option(
+            "--from",
+            help="The reference submission to start from (default: prompt-recipe, or none "
+            "with --skill).",
+            show_default=False,
+        ),
+    ] = None,
+    skills: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--skill",
+            metavar="SKILL_DIR",
+            help="An Agent Skills folder (SKILL.md, scripts/, references/, assets/) to put in the "
+            "bundle under skills/ (repeatable); checked by the format's rules first.",
+            file_okay=False,
+        ),
+    ] = None,
 ) -> None:
-    """Copy a reference submission to DEST as the starting point of a new bundle."""
-    source = reference_dir(start.value)
-    bundle = load_bundle_dir(source)
-    try:
-        if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-            raise SubmissionError(
-                f"{shown(str(dest))} exists and is not an empty directory", "pick a new path"
-            )
-        dest.mkdir(parents=True, exist_ok=True)
-        for rel in [MANIFEST_FILE, *(a.path for a in bundle.manifest.artifacts)]:
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source / rel, dest / rel)
-    except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
-        reason = getattr(e, "strerror", None) or str(e)
-        raise SubmissionError(
-            f"cannot write {shown(str(dest))} ({reason})", "pick another path"
-        ) from None
-    console.print(f"copied reference submission {start.value} to {dest}", markup=False)
+    """Start a new bundle at DEST: a copy of a reference submission, or a bundle of Agent Skills
+    folders (--skill), or both (--from with --skill)."""
+    chosen = start or (None if skills else Reference.prompt_recipe)
+    base = load_bundle_dir(reference_dir(chosen.value)) if chosen is not None else None
+    bundle = skill_bundle(dest, skills or [], base)
+    what = [f"reference submission {chosen.value}"] if chosen is not None else []
+    what += [f"skill {shown(s.name)}" for s in skills or []]
+    console.print(f"wrote {' and '.join(what)} to {dest} ({bundle.manifest.name})", markup=False)
     console.print(
         f"next: edit {dest / MANIFEST_FILE} (name, version, authors) and the artifacts, try it "
         f"with `vwt run dev --submission {dest}`, then `vwt submissions pack {dest}`",
         markup=False,
     )
+
+
+@app.command()
+@user_errors
+def convert(
+    directory: Annotated[
+        Path, typer.Argument(help="A bundle directory holding old-IR typed skills (JSON).")
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", help="The converted bundle directory (absent or empty).", file_okay=False
+        ),
+    ],
+) -> None:
+    """Convert a bundle's old-IR typed skills (typed_skill artifacts) into Agent Skills: each
+    becomes skills/NAME/SKILL.md with its contract in the front matter's metadata (vwt-contract),
+    and every other artifact is copied as it is. The new bundle has a new hash."""
+    bundle, done = convert_bundle_dir(directory, out)
+    for line in done:
+        console.print(f"converted {line}", markup=False)
+    console.print(f"wrote {out} (hash {bundle.hash})", markup=False, highlight=False)
 
 
 def _default_out(bundle: Bundle) -> Path:

@@ -14,9 +14,9 @@ from reports import (
     condition_label,
     find_trial,
     group_trials,
+    home_trials,
     release_trials,
     select_trials,
-    store_trials,
     trial_reason,
 )
 from runner import TrialRecord
@@ -25,7 +25,8 @@ from vwt._common import DEFAULT_HOME, Home, console, user_errors
 
 app = typer.Typer(
     help="Researchers: list the trials of a release and read one, with its trace (each "
-    "message, tool call and result). Operators: the same from the cycle's store (--home).",
+    "message, tool call and result). Operators: the same from the cycle's store (--home). "
+    "Submitters: the same from a dev run's home (--home H of `vwt run dev`).",
     no_args_is_help=True,
 )
 
@@ -34,7 +35,7 @@ Release = Annotated[
     typer.Option(
         "--release",
         help="A release.json or the directory holding it (its traces/ beside it); without it, "
-        "the trials in the store of --home.",
+        "the trials in the store of --home: a cycle's, or a dev home's (`vwt run dev --home`).",
     ),
 ]
 MAX_SHOWN = 400
@@ -42,7 +43,7 @@ MAX_SHOWN = 400
 
 
 def _trials(release: Path | None, home: Path) -> TrialSet:
-    return release_trials(release) if release is not None else store_trials(home)
+    return release_trials(release) if release is not None else home_trials(home)
 
 
 def _label(trials: TrialSet, r: TrialRecord) -> str:

@@ -9,21 +9,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark._environment import ToolResult, TrialEnvironment
 from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete
-from benchmark.harness._artifacts import (
-    AgentArtifacts,
-    render_index,
-    render_recipe,
-    render_skill,
-)
+from benchmark.harness._artifacts import AgentArtifacts, render_index, render_recipe
 from benchmark.harness._relevance import relevant_tools
 from benchmark.harness._runtime import check_interface
 from benchmark.harness._skill_ir import TypedSkill
+from benchmark.harness._skill_tools import SKILL_TOOLS, ScriptRunner, SkillTools
 from benchmark.harness._trajectory import render_episode, retrieve
 from benchmark.harness._versions import HarnessVersion
 from conditions import ModelEndpoint
 from drift import ToolCall
 
-LOAD_SKILL = "load_skill"
 STOP_REPORT = "INTERFACE CHANGE:"
 """How the preamble asks a model to begin a reply that stops on a detected interface change."""
 
@@ -42,7 +37,23 @@ class AgentRun(BaseModel):
     invalid: str | None = Field(default=None, description="Infrastructure failure, if any.")
     notes: list[str] = Field(default_factory=list, description="What the skill runtime did.")
     usage: Usage = Field(default_factory=Usage, description="Model usage.")
-    messages: list[dict[str, Any]] = Field(default_factory=list, description="The trace.")
+    messages: list[dict[str, Any]] = Field(
+        default_factory=list, description="The messages, as the model saw them."
+    )
+    mcp: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="The MCP exchange ({'request', 'result'}) behind each tool message that "
+        "went over MCP, by tool call id.",
+    )
+
+    def trace(self) -> list[dict[str, Any]]:
+        """The messages, each tool message that went over MCP with its exchange under
+        ``mcp``: what a trial's stored trace holds."""
+        out = []
+        for m in self.messages:
+            exchange = self.mcp.get(m.get("tool_call_id", "")) if m.get("role") == "tool" else None
+            out.append({**m, "mcp": exchange} if exchange is not None else m)
+        return out
 
 
 class _Agent:
@@ -54,6 +65,7 @@ class _Agent:
         artifacts: AgentArtifacts,
         seed: int,
         endpoint: ModelEndpoint | None,
+        scripts: ScriptRunner | None,
     ) -> None:
         self.model, self.harness, self.env, self.seed = model, harness, env, seed
         self.endpoint = endpoint
@@ -61,6 +73,8 @@ class _Agent:
         self.recipes = list(artifacts.recipes)
         self.trajectories = list(artifacts.trajectories)
         self.skills = [s for s in artifacts.skills if s.applies_to(family)]
+        on_demand = harness.skill_loading == "tool"
+        self.skill_tools = SkillTools(self.recipes, self.skills, self.guard, scripts, on_demand)
         self.run = AgentRun()
         self.served = {env.family.env_id: env.served}
         # the harness's retries are the default; the operator's environment may change them
@@ -74,7 +88,7 @@ class _Agent:
         parts = [render_episode(m, retrieve(m, instruction)) for m in self.trajectories]
         if self.harness.skill_loading == "context":
             parts += [render_recipe(r) for r in self.recipes]
-            parts += [render_skill(s) for s in self.skills]
+            parts += [text for s in self.skills if (text := self.skill_tools.rendered(s))]
         elif self.recipes or self.skills:
             parts.append(
                 render_index(AgentArtifacts(recipes=tuple(self.recipes), skills=tuple(self.skills)))
@@ -92,33 +106,16 @@ class _Agent:
         ]
 
     def tools(self, artifacts: list[str]) -> list[dict[str, Any]]:
-        """The tools offered to the model (all served tools, or the relevant ones), and
-        load_skill when skills load on demand."""
+        """The tools offered to the model (all served tools, or the relevant ones), and the
+        skill tools: load_skill when skills load on demand, the file and script tools when a
+        skill has files or scripts."""
         tools = self.env.tools
         if self.harness.tool_exposure == "relevant":
             tools = relevant_tools(tools, self.env.task.instruction, "\n".join(artifacts))
-        names = [r.name for r in self.recipes] + [s.name for s in self.skills]
-        if self.harness.skill_loading == "tool" and names:
-            tools = [
-                *tools,
-                {
-                    "type": "function",
-                    "function": {
-                        "name": LOAD_SKILL,
-                        "description": "Load the full text of a skill or playbook by name.",
-                        "parameters": {
-                            "type": "object",
-                            "properties": {"name": {"type": "string", "enum": names}},
-                            "required": ["name"],
-                            "additionalProperties": False,
-                        },
-                    },
-                },
-            ]
-        return tools
+        return [*tools, *self.skill_tools.definitions()]
 
     def guard(self, skill: TypedSkill) -> TypedSkill | None:
-        """The skill to use (rebound if the runtime could), or None after a safe stop."""
+        """The contract to use (rebound if the runtime could), or None after a safe stop."""
         check = check_interface(skill, self.served)
         if check.stop:
             self.run.safe_stop = check.stop
@@ -126,19 +123,6 @@ class _Agent:
         if check.note:
             self.run.notes.append(check.note)
         return check.skill
-
-    def load_skill(self, args: dict[str, Any]) -> ToolResult:
-        name = args.get("name")
-        for recipe in self.recipes:
-            if recipe.name == name:
-                return ToolResult(content=render_recipe(recipe))
-        for skill in self.skills:
-            if skill.name == name:
-                usable = self.guard(skill)
-                if usable is None:
-                    return ToolResult(content=f"error: {self.run.safe_stop}", is_error=True)
-                return ToolResult(content=render_skill(usable))
-        return ToolResult(content=f"error: no skill named {name!r}", is_error=True)
 
     async def tool(self, tc: dict[str, Any], offered: set[str]) -> ToolResult:
         fn = tc["function"]
@@ -150,18 +134,15 @@ class _Agent:
             return ToolResult(content=f"error: arguments are not JSON: {e}", is_error=True)
         if not isinstance(args, dict):
             return ToolResult(content="error: arguments must be a JSON object", is_error=True)
-        if fn["name"] == LOAD_SKILL and self.harness.skill_loading == "tool":
-            return self.load_skill(args)
+        if fn["name"] in SKILL_TOOLS:
+            return await self.skill_tools.call(fn["name"], args)
         return await self.env.call(ToolCall(name=fn["name"], arguments=args))
 
     async def go(self) -> AgentRun:
         run = self.run
-        if self.harness.skill_loading == "context":
-            usable = [self.guard(s) for s in self.skills]
-            if run.safe_stop:
-                return run
-            self.skills = [s for s in usable if s is not None]
-        artifacts = self.artifacts()
+        artifacts = self.artifacts()  # in context, contracts are checked here
+        if run.safe_stop:
+            return run
         tools = self.tools(artifacts)
         offered = {t["function"]["name"] for t in tools}
         messages = run.messages
@@ -191,6 +172,8 @@ class _Agent:
                 result = await self.tool(tc, offered)
                 run.tool_calls += 1
                 run.tool_errors += int(result.is_error)
+                if result.mcp is not None:
+                    run.mcp[tc["id"]] = result.mcp
                 messages.append(
                     {"role": "tool", "tool_call_id": tc["id"], "content": result.content}
                 )
@@ -207,7 +190,9 @@ async def run_agent(
     artifacts: AgentArtifacts,
     seed: int,
     endpoint: ModelEndpoint | None = None,
+    scripts: ScriptRunner | None = None,
 ) -> AgentRun:
     """Run the agent on ``env``'s task until it answers, stops safely or hits the turn limit;
-    its model calls go to ``endpoint`` when one is given."""
-    return await _Agent(model, harness, env, artifacts, seed, endpoint).go()
+    its model calls go to ``endpoint`` when one is given, and skill scripts to ``scripts``
+    (without a runner, scripts are not offered)."""
+    return await _Agent(model, harness, env, artifacts, seed, endpoint, scripts).go()

@@ -30,15 +30,23 @@ class InterfaceRequirement(_Strict):
 
     @model_validator(mode="after")
     def _digest_is_hex(self) -> InterfaceRequirement:
+        builtin = f"`vwt drift builtin {self.env}@{self.version}` prints a built-in one's"
         if not _HEX64.match(self.schema_digest):
-            raise ValueError("schema_digest must be 64 lower-case hex characters")
+            raise ValueError(
+                "schema_digest must be 64 lower-case hex characters: the SHA-256 of the served "
+                f"tool list ({builtin})"
+            )
         if self.tools is not None:
             try:
                 digest = parse_tool_list(list(self.tools), "requires.tools").digest()
             except DriftError as e:
                 raise ValueError(str(e)) from None
             if digest != self.schema_digest:
-                raise ValueError("requires.tools does not match schema_digest")
+                raise ValueError(
+                    f"requires.tools does not match schema_digest: these tools' digest is "
+                    f"{digest}, not {self.schema_digest[:12]}… (declare that digest, or take "
+                    f"tools and digest from the interface served: {builtin})"
+                )
         return self
 
 
@@ -92,7 +100,7 @@ class TypedSkill(_Strict):
     @model_validator(mode="after")
     def _steps_match_declared_tools(self) -> TypedSkill:
         """Where the skill declares the tools it was written against, every step must call one
-        of them with arguments they take: a name no declared tool has would only fail at the
+        of them with arguments it takes: a name no declared tool has would only fail at the
         server."""
         declared: dict[str, set[str]] = {}
         for req in self.requires:

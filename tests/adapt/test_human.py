@@ -4,6 +4,7 @@ declared minutes, validated before anything is written."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,7 @@ def test_the_exported_kit_holds_the_sample_the_served_tools_and_the_bundle(
 
 def test_an_adapted_bundle_is_imported_with_its_declared_minutes(tmp_path: Path) -> None:
     out = _export(tmp_path)
-    skill_file = out / "bundle" / "refund-ticket.skill.json"
+    skill_file = out / "bundle" / "skills" / "refund-ticket" / "SKILL.md"
     skill_file.write_text(skill_file.read_text().replace('"stop"', '"rebind_preserving"', 1))
     record = import_adapted(
         out / "bundle", SKILL, target="c-t", human_minutes=45, budget=BUDGET, out=tmp_path / "store"
@@ -68,7 +69,7 @@ def test_nothing_is_written_before_the_import_is_valid(
     out = _export(tmp_path)
     manifest = json.loads((out / "bundle" / MANIFEST_FILE).read_text())
     if edit == "missing":
-        (out / "bundle" / manifest["artifacts"][0]["path"]).unlink()
+        shutil.rmtree(out / "bundle" / manifest["artifacts"][0]["path"])
     if edit == "renamed":
         manifest["name"] = "someone-else"
         (out / "bundle" / MANIFEST_FILE).write_text(json.dumps(manifest))

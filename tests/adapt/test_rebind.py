@@ -15,15 +15,9 @@ from drift import (
     RenameEnumValues,
     ServedInterface,
 )
-from submissions import reference_bundles
+from tests._skills import reference_contract
 
-SKILL = TypedSkill.model_validate_json(
-    next(
-        iter(
-            next(b for b in reference_bundles() if b.manifest.name == "typed-skill").files.values()
-        )
-    )
-)
+SKILL = reference_contract("refund-ticket")
 
 
 def _served(*ops: AnyOperator) -> dict[str, ServedInterface]:

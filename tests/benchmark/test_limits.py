@@ -123,11 +123,21 @@ def test_retry_after_is_waited_instead_of_the_backoff(
         took = _calls(1, FAST)
     assert server.stats.requests == 2 and server.stats.answered == 1
     assert took >= 4
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:  # the retry's clock: what it waits is recorded
+        waits.append(seconds)
+
     with SimServer(faults=plan.model_copy(update={"retry_after_s": None})) as server:
         route(server)
-        # without the header: the 0.01 s backoff, not the 4 s (a bound of meaning, not speed)
-        assert _calls(1, FAST) < 4
+        asyncio.run(
+            gateway_complete(
+                "openai/acme-2", MESSAGES, [], seed=0, usage=Usage(), policy=FAST, sleep=sleep
+            )
+        )
         assert server.stats.requests == 2 and server.stats.answered == 1
+    # without the header: one wait of the jittered backoff (at most 0.01 s), not the 4 s
+    assert len(waits) == 1 and 0 <= waits[0] <= FAST.backoff_s, waits
 
 
 def test_retry_after_is_capped_by_the_request_timeout(route: Callable[[SimServer], None]) -> None:
@@ -137,20 +147,34 @@ def test_retry_after_is_capped_by_the_request_timeout(route: Callable[[SimServer
     assert server.stats.answered == 1 and 0.5 <= took < 300  # capped: not the 3000 s
 
 
-def test_retry_after_holds_the_providers_other_requests() -> None:
+def test_retry_after_holds_the_providers_other_requests(monkeypatch: pytest.MonkeyPatch) -> None:
     gate = Gate(Limits())
+    slept: dict[str, float] = {}
+    real_sleep = asyncio.sleep
 
-    async def go() -> tuple[float, float]:
+    async def sleep(seconds: float) -> None:  # what each request waits, by its task's name
+        task = asyncio.current_task()
+        name = task.get_name() if task is not None else ""
+        slept[name] = slept.get(name, 0.0) + seconds
+        await real_sleep(seconds)
+
+    monkeypatch.setattr(asyncio, "sleep", sleep)
+
+    async def enter(provider: str) -> None:
+        async with gate.request(provider):
+            pass
+
+    async def go() -> float:
         gate.pause("p", 2.0)
         t0 = time.monotonic()
-        async with gate.request("p"):
-            held = time.monotonic() - t0
-        async with gate.request("other"):
-            free = time.monotonic() - t0 - held
-        return held, free
+        await asyncio.create_task(enter("p"), name="p")
+        held = time.monotonic() - t0
+        await asyncio.create_task(enter("other"), name="other")
+        return held
 
-    held, free = asyncio.run(go())
-    assert held >= 2.0 and free < 2.0  # the other provider was not held for the pause
+    held = asyncio.run(go())
+    assert held >= 2.0 and slept.get("p", 0.0) > 0
+    assert "other" not in slept  # the other provider did not wait at all
 
 
 def test_a_persistent_429_still_fails_after_the_attempts(

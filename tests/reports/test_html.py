@@ -30,21 +30,22 @@ from reports import (
 )
 from reports._html import script_json
 from reports._html_data import cell_kind
-from tests.reports.test_verify import revealed_cycle
+from tests.reports.test_verify import shared_revealed_cycle
 from vwt.cli import app
 
 HOSTILE = "</script><script>alert(1)</script><!--<img src=x onerror=alert(2)>&amp;"
 
 
-def released(root: Path) -> Path:
-    """A small real release (reference submissions, frozen and adapted) with its traces."""
-    return build_release(revealed_cycle(root / "home")).parent
+def released(factory: pytest.TempPathFactory, name: str) -> Path:
+    """A small real release (reference submissions, frozen and adapted) with its traces, in a
+    home of its own (``name``)."""
+    return build_release(shared_revealed_cycle(factory, name)).parent
 
 
 @pytest.fixture(scope="module")
 def public(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The published directory of a small release with its HTML report written."""
-    folder = released(tmp_path_factory.mktemp("html"))
+    folder = released(tmp_path_factory, "html")
     write_html_report(folder)
     return folder
 

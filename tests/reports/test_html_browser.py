@@ -47,7 +47,7 @@ Page = Any
 @pytest.fixture(scope="module")
 def public(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small real release with its traces and its HTML report."""
-    folder = released(tmp_path_factory.mktemp("browser"))
+    folder = released(tmp_path_factory, "browser")
     write_html_report(folder)
     return folder
 

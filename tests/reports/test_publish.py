@@ -13,7 +13,7 @@ import reports._publish
 from conditions import Cycle
 from reports import RELEASE_FILE, TRIALS_FILE, ReportError, build_release
 from reports._publish import publish_files
-from tests.reports.test_verify import revealed_cycle
+from tests.reports.test_verify import shared_revealed_cycle
 
 
 class _FullDisk:
@@ -83,7 +83,7 @@ def test_a_full_disk_leaves_every_old_file(
 @pytest.fixture(scope="module")
 def revealed_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A revealed cycle, not yet released."""
-    return revealed_cycle(tmp_path_factory.mktemp("publish") / "home").home
+    return shared_revealed_cycle(tmp_path_factory, "publish").home
 
 
 def test_a_full_disk_during_the_first_build_publishes_nothing(

@@ -33,7 +33,7 @@ from reports._render import (
     submission_labels,
     submission_table,
 )
-from tests.reports.test_verify import revealed_cycle
+from tests.reports.test_verify import shared_revealed_cycle
 
 SOURCE = CycleSpec.load(default_cycle_spec_path()).source
 
@@ -45,7 +45,7 @@ WIDTHS = (80, 100, 160)
 def release(tmp_path_factory: pytest.TempPathFactory) -> ReleaseStatement:
     """A small real release: the reference submissions, frozen and adapted, every single-axis
     target."""
-    cycle = revealed_cycle(tmp_path_factory.mktemp("render") / "home")
+    cycle = shared_revealed_cycle(tmp_path_factory, "render")
     return read_release(build_release(cycle)).release
 
 

@@ -39,9 +39,12 @@ from reports._published import FileRef, published_noise_checks
 from reports._release import burned_names
 from reports._traces import compress_trace, trace_name
 from runner import (
+    PIN_FIELD,
     TrialRecord,
+    cycle_store,
     evaluation_conditions,
     phase_accounting,
+    pin_phase,
     plan_phase,
     store_for,
     trial_key,
@@ -89,10 +92,12 @@ def as_invalid(record_json: str) -> str:
 
 
 def record_run(cycle: Cycle, phase: str) -> None:
-    """Append the ``run.<phase>`` ledger entry a real run appends: the phase's accounting."""
+    """Append the ``run.<phase>`` ledger entry a real run appends: the phase's accounting and
+    the pin of its records."""
     acc = phase_accounting(cycle, phase)
     payload = {**acc.model_dump(mode="json"), "complete": acc.complete, "clean": acc.clean}
-    cycle.ledger.append(f"run.{phase}", payload)
+    pin = pin_phase(cycle, phase)[1].model_dump(mode="json")
+    cycle.ledger.append(f"run.{phase}", payload | {PIN_FIELD: pin})
 
 
 def run_in_process(
@@ -132,7 +137,7 @@ def run_in_process(
 
     rows = [row for batch in asyncio.run(run_all()) for row in batch]
     rows = [(as_invalid(r) if invalid(json.loads(r)) else r, t) for r, t in rows]
-    store_for(cycle.home).insert((TrialRecord.model_validate_json(r), t) for r, t in rows)
+    cycle_store(cycle).insert((TrialRecord.model_validate_json(r), t) for r, t in rows)
     record_run(cycle, phase)
 
 
@@ -172,7 +177,7 @@ def revealed_cycle(
     spec = small_spec(cycle_id)
     cycle = Cycle.init(home, spec, key_path=key_path)
     cycle.generate(single_axis_targets(spec))
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open)
     for bundle in reference_bundles():
         submit(cycle, bundle)
@@ -191,6 +196,21 @@ def revealed_cycle(
         record_run(cycle, "adapted")
     cycle.reveal(accept_invalid=True)
     return cycle
+
+
+_REVEALED: list[Path] = []
+
+
+def shared_revealed_cycle(factory: pytest.TempPathFactory, name: str) -> Cycle:
+    """A copy of ``revealed_cycle`` with its defaults, in a new home of its own (``name``):
+    the cycle is built once per test process and copied for each caller, which may change its
+    copy freely. Building it is most of the cost of the modules that use one."""
+    if not _REVEALED:
+        _REVEALED.append(revealed_cycle(factory.mktemp("revealed") / "home").home)
+    home = factory.mktemp(name) / "home"
+    # nothing writes to the template again: its store and WAL, copied together, are whole
+    shutil.copytree(_REVEALED[0], home, symlinks=True)
+    return Cycle.open(home)
 
 
 @pytest.fixture(scope="module")
@@ -565,12 +585,14 @@ def test_a_release_resigned_at_a_smaller_size_fails_naming_the_committed_one(
     keep: Callable[[Json], bool],
 ) -> None:
     # The operator rebuilds the release at a smaller size than committed: trials cut to match,
-    # accounting, cells and size consistent with them, pinned and signed.
+    # accounting, cells and size consistent with them, pinned and signed — and the ledger's pins
+    # dropped, which the cut trials no longer match.
     def shrink(s: Json) -> None:
         s["evaluation"].update(smaller)
         _accounted_by_records(s, pub)
         _recomputed_cells(s, pub)
         s["sandboxes"] = {"local": s["n_trials"]}
+        s["records"] = []
 
     _edit_trials(pub, lambda lines: [r for r in lines if keep(r)])
     _edit(pub, shrink, sign=cycle.sign)
@@ -584,6 +606,7 @@ def test_a_release_resigned_at_a_smaller_size_fails_naming_the_committed_one(
     monkeypatch.setattr(reports._verify, "_check_evaluation", lambda r, verified: None)
     v = verify_release(pub)
     assert (v.tasks_per_split, v.k) == (size["tasks_per_split"], size["k"])
+    assert v.ledger_pinned == ()  # and that its trials are no longer the ones the ledger pinned
 
 
 def test_the_verified_size_is_the_committed_one(pub: Path, cycle: Cycle) -> None:
@@ -679,6 +702,7 @@ def test_two_submissions_sharing_a_name_keep_their_own_cells(pub: Path, cycle: C
         for c in (*s["cells"], *s["adaptations"]):
             c["submission"] = name if c["submission"] == impostor else c["submission"]
         _pin_trials(s, pub)
+        s["records"] = []  # the renamed trials are not the ones the ledger pinned
 
     _edit_trials(pub, rename)
     _edit(pub, rename_statement, sign=cycle.sign)
@@ -951,3 +975,39 @@ def test_a_release_of_an_older_format_is_refused_with_the_command_that_rebuilds_
         read_release(pub)
     assert "vwt report build" in (e.value.hint or "")
     assert_fails_changing_nothing(pub, "is format v4, built by an older vwt")
+
+
+def test_costs_per_phase_are_stated_and_checked(pub: Path, cycle: Cycle) -> None:
+    statement = _load(pub)["release"]
+    costs = {c["phase"]: c for c in statement["costs"]}
+    trials = [json.loads(x) for x in (pub / TRIALS_FILE).read_text().splitlines()]
+    for phase, cost in costs.items():
+        of_phase = [r for r in trials if r["phase"] == phase]
+        # The sim's models are free: a known price of 0, not an unknown one.
+        assert cost == {
+            "phase": phase,
+            "usd": 0.0 if of_phase else None,
+            "trials": len(of_phase),
+            "unpriced": 0,
+            "unpriced_models": [],
+        }
+        assert all(r["cost_usd"] == 0.0 for r in of_phase)
+    assert verify_release(pub).costs is not None
+    _edit(pub, lambda s: s["costs"][0].update(usd=12.5), sign=cycle.sign)
+    assert_fails(pub, "costs per phase do not add up")
+
+
+def test_trials_that_cost_more_than_stated_fail(pub: Path, cycle: Cycle) -> None:
+    def priced(lines: list[Json]) -> list[Json]:
+        return [r | {"cost_usd": 0.25} if r["phase"] == "frozen" else r for r in lines]
+
+    _edit_trials(pub, priced)
+    _edit(pub, lambda s: _pin_trials(s, pub), sign=cycle.sign)
+    assert_fails(pub, "costs per phase do not add up")
+
+
+def test_a_release_without_costs_keeps_its_signature_and_verifies(pub: Path, cycle: Cycle) -> None:
+    # A release built before costs were stated has no "costs" key; its signed bytes hold none.
+    _edit(pub, lambda s: s.pop("costs"), sign=cycle.sign)
+    assert "costs" not in _load(pub)["release"]
+    assert verify_release(pub).costs is None

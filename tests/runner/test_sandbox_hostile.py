@@ -4,6 +4,9 @@ Every attack runs through both ways code runs in a sandbox: ``DockerSandbox.exec
 runner's one-shot commands) and ``run_limited`` inside a family backend served from the
 sandbox (how model-written code and test suites run). Afterwards the sandbox still works (or
 is removed by ``stop()``), nothing is left running in it, and nothing on the host changed.
+
+No bound on how long a report takes: the attacks that would hold a channel sleep 600 s, past
+the 300 s a test may take, and one held until its time limit says so (``timed_out``).
 """
 
 from __future__ import annotations
@@ -19,12 +22,12 @@ from typing import NamedTuple
 import docker.errors
 import pytest
 
-from benchmark import BackendProcess, backend_argv
-from benchmark._backend_client import SANDBOX_EXEC_FILE, SERVER_FILE
+from benchmark import BackendTrial, host_site
+from benchmark._mcp_backend import SANDBOX_EXEC_FILE, SERVER_FILE
 from runner._docker_api import engine
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import docker_status
-from tests.benchmark.test_sandbox_exec import ESCAPE, backend_mounts
+from tests.benchmark.test_sandbox_exec import ESCAPE, backend_mounts, runner_backend
 
 _AVAILABLE, _REASON = docker_status()
 pytestmark = [
@@ -34,8 +37,6 @@ pytestmark = [
 
 CHANNELS = ("exec", "backend")
 MAX_OUTPUT = 65536
-SLACK_S = 15.0
-"""How much longer than its time limit an attack may take to be reported (a loaded host)."""
 
 
 class Outcome(NamedTuple):
@@ -54,7 +55,7 @@ class Hostile(NamedTuple):
 
     sandbox: DockerSandbox
     run: Callable[[list[str], float], Awaitable[Outcome]]
-    backend: BackendProcess
+    backend: BackendTrial
 
 
 @asynccontextmanager
@@ -63,10 +64,9 @@ async def hostile(channel: str, tmp_path: Path, **kwargs: object) -> AsyncIterat
     through ``channel``. On exit the sandbox still answers, has no command left running, and
     is removed."""
     tmp_path.chmod(0o755)
-    sb = DockerSandbox(mounts=backend_mounts(tmp_path), **kwargs)  # type: ignore[arg-type]
-    async with sb:
-        backend = BackendProcess(await sb.spawn(backend_argv()), timeout=120)
-        await backend.request("reset", "s", state={})
+    server = runner_backend(tmp_path)
+    sb = DockerSandbox(mounts=backend_mounts(server), **kwargs)  # type: ignore[arg-type]
+    async with sb, server.serve(sb), server.trial({}) as backend:
 
         async def run(argv: list[str], timeout_s: float) -> Outcome:
             started = time.monotonic()
@@ -77,17 +77,14 @@ async def hostile(channel: str, tmp_path: Path, **kwargs: object) -> AsyncIterat
                     seconds=time.monotonic() - started
                 )
             args = {"argv": argv, "timeout_s": timeout_s, "max_output": MAX_OUTPUT}
-            d = await backend.request("call", "s", tool="run", args=args)
+            d = await backend.call("run", args)
             seconds = time.monotonic() - started
             return Outcome(
                 d["exit"], d["timed_out"], d["stdout"], d["stderr"], d["truncated"], seconds
             )
 
-        try:
-            yield Hostile(sb, run, backend)
-            await assert_usable(sb, run)
-        finally:
-            await backend.close()
+        yield Hostile(sb, run, backend)
+        await assert_usable(sb, run)
         name = sb.container
     assert_removed(name)
 
@@ -95,7 +92,7 @@ async def hostile(channel: str, tmp_path: Path, **kwargs: object) -> AsyncIterat
 LIST_PROCESSES = "for p in /proc/[0-9]*; do tr '\\0\\n' '  ' < $p/cmdline; echo; done"
 OWN_PROCESSES = (
     "/sbin/docker-init",  # the container's init (its idle command is exactly "cat")
-    "python3 vwt/backend_server.py",
+    "python3 vwt/mcp_server.py",
     f"sh -c {LIST_PROCESSES}",  # this listing, under exec's wrapper
     "sh -c t=$1",
     "timeout --signal=KILL",
@@ -126,10 +123,10 @@ def assert_removed(container: str) -> None:
         engine().api.inspect_container(container)
 
 
-def assert_killed_in_time(o: Outcome, limit: float) -> None:
-    """``o`` reports the command killed at its time limit, and came back in time."""
+def assert_killed_at_its_limit(o: Outcome, limit: float) -> None:
+    """``o`` reports the command killed at its time limit (not before it)."""
     assert o.timed_out and o.exit == 137, o
-    assert limit <= o.seconds < limit + SLACK_S, o
+    assert o.seconds >= limit, o
 
 
 def _go(coro: Callable[[], Awaitable[None]]) -> None:
@@ -146,7 +143,7 @@ def test_a_fork_bomb_hits_the_pid_limit_and_dies_with_its_command(
     async def main() -> None:
         async with hostile(channel, tmp_path, pids_limit=64) as h:
             o = await h.run(bomb, 10)
-            assert not o.timed_out and o.seconds < 10 + SLACK_S, o
+            assert not o.timed_out, o  # ended with its leader, before its limit
             assert "fork" in o.stderr.lower() or "resource" in o.stderr.lower(), o
 
     _go(main)
@@ -224,7 +221,10 @@ OUTSIDE = [
     "/opt/vwt/new.txt",
     "/opt/new.txt",
     "vwt/backend.py",
-    "vwt/backend_server.py",
+    "vwt/mcp_server.py",
+    "vwt/tools.json",
+    "vwt/_mcp_mux.py",
+    "/opt/vwt-site/mcp/__init__.py",
     "vwt/_sandbox_exec.py",
     "vwt/new.py",
     "/proc/sys/kernel/hostname",
@@ -240,7 +240,7 @@ def _digest(path: Path) -> str:
 @pytest.mark.parametrize("channel", CHANNELS)
 def test_writes_outside_the_work_tree_are_refused(channel: str, tmp_path: Path) -> None:
     image_dir = Path(__file__).parents[2] / "scripts" / "sandbox-image"
-    watched = [SERVER_FILE, SANDBOX_EXEC_FILE, image_dir]
+    watched = [SERVER_FILE, SANDBOX_EXEC_FILE, image_dir, host_site() / "mcp"]
     before = [_digest(p) for p in watched]
 
     async def main() -> None:
@@ -262,7 +262,7 @@ def test_sleeping_past_the_limit_is_killed_and_reported(channel: str, tmp_path: 
     async def main() -> None:
         async with hostile(channel, tmp_path) as h:
             o = await h.run(["sh", "-c", "echo started; sleep 600"], 2)
-            assert_killed_in_time(o, 2)
+            assert_killed_at_its_limit(o, 2)
             assert o.stdout == "started\n"
 
     _go(main)
@@ -287,7 +287,7 @@ def test_a_process_that_ignores_sigterm_is_killed_with_its_children(
     async def main() -> None:
         async with hostile(channel, tmp_path) as h:
             o = await h.run(["python3", "-c", IGNORE_TERM], 2)
-            assert_killed_in_time(o, 2)
+            assert_killed_at_its_limit(o, 2)
             assert o.stdout == "ignoring\n"
 
     _go(main)
@@ -298,7 +298,7 @@ def test_a_stdout_flood_is_capped_and_stopped_at_the_limit(channel: str, tmp_pat
     async def main() -> None:
         async with hostile(channel, tmp_path) as h:
             o = await h.run(["yes", "flood"], 3)
-            assert_killed_in_time(o, 3)
+            assert_killed_at_its_limit(o, 3)
             cap = MAX_OUTPUT if channel == "backend" else h.sandbox.max_output
             assert o.truncated and len(o.stdout) == cap, (len(o.stdout), o.truncated)
             assert o.stdout.startswith("flood\nflood\n")
@@ -311,8 +311,8 @@ def test_children_left_running_die_with_their_command(channel: str, tmp_path: Pa
     async def main() -> None:
         async with hostile(channel, tmp_path) as h:
             o = await h.run(["sh", "-c", "sleep 600 & sleep 600 & echo left"], 30)
+            # not timed out: returned with the command, the sleepers holding nothing
             assert (o.exit, o.timed_out, o.stdout) == (0, False, "left\n"), o
-            assert o.seconds < SLACK_S
 
     _go(main)
 
@@ -336,8 +336,7 @@ def test_processes_taken_out_of_the_group_die_with_their_command(tmp_path: Path)
     async def main() -> None:
         async with hostile("backend", tmp_path) as h:
             o = await h.run(["python3", "-c", ESCAPE], 30)
-            assert (o.exit, o.timed_out) == (0, False), o
-            assert o.seconds < SLACK_S, "the escaped processes held the pipes"
+            assert (o.exit, o.timed_out) == (0, False), o  # the escaped held no pipe
             o = await h.run(["sh", "-c", "setsid sleep 600 & echo $!"], 30)
             assert o.exit == 0, o
 

@@ -30,14 +30,15 @@ from service import (
 )
 from service import _pull as pull_module
 from service._pull import checked_listing
-from tests.reports.test_verify import revealed_cycle
+from tests.reports.test_verify import shared_revealed_cycle
 from tests.service.test_app import Served, assert_error, serving
 from tests.submissions.conftest import open_cycle_at, spec_with
 
 
-def released_cycle(home: Path) -> Cycle:
-    """A small cycle run, revealed and released in process, its HTML report published."""
-    cycle = revealed_cycle(home)
+def released_cycle(factory: pytest.TempPathFactory, name: str) -> Cycle:
+    """A small cycle run, revealed and released in process, its HTML report published (in a
+    home of its own, ``name``)."""
+    cycle = shared_revealed_cycle(factory, name)
     write_html_report(build_release(cycle))
     return cycle
 
@@ -45,7 +46,7 @@ def released_cycle(home: Path) -> Cycle:
 @pytest.fixture(scope="module")
 def released(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """A released cycle served, with a stray file in its public directory."""
-    cycle = released_cycle(tmp_path_factory.mktemp("pull") / "home")
+    cycle = released_cycle(tmp_path_factory, "pull")
     (cycle.paths.public / "notes.txt").write_text("not part of the release")
     limits = ServiceLimits(requests_per_minute=100_000, file_requests_per_minute=100_000)
     with serving(cycle, [], limits) as s:

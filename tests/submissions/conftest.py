@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -9,7 +10,8 @@ import pytest
 
 from benchmark import default_cycle_spec_path
 from conditions import Cycle, CycleSpec, CycleState
-from submissions import reference_dir
+from submissions import MANIFEST_FILE, reference_dir
+from tests._skills import reference_contract
 
 OPEN_WINDOW = ("2020-01-01T00:00:00Z", "2999-01-01T00:00:00Z")
 """Submissions opened long ago and close far in the future."""
@@ -36,7 +38,7 @@ def open_cycle_at(home: Path, spec: CycleSpec, key_path: Path | None = None) -> 
     """A cycle of ``spec`` in ``home``, its targets committed and submissions open."""
     cycle = Cycle.init(home, spec, key_path=key_path)
     cycle.generate()
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open, "test opens submissions")
     return cycle
 
@@ -54,11 +56,25 @@ def skill_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def legacy_dir(tmp_path: Path) -> Path:
+    """A bundle of one old-IR typed skill (a ``typed_skill`` artifact, JSON): the reference
+    refund skill's contract as ``refund-ticket.skill.json``."""
+    root = tmp_path / "legacy"
+    root.mkdir()
+    contract = reference_contract("refund-ticket").model_dump(mode="json", exclude_unset=True)
+    (root / "refund-ticket.skill.json").write_text(json.dumps(contract, indent=2))
+    artifact = {"kind": "typed_skill", "name": "refund-ticket", "path": "refund-ticket.skill.json"}
+    manifest = {"v": 1, "name": "legacy", "version": "1", "artifacts": [artifact]}
+    (root / MANIFEST_FILE).write_text(json.dumps(manifest))
+    return root
+
+
+@pytest.fixture
 def committed_cycle(tmp_path: Path) -> Cycle:
     """The default cycle, submissions window open now, its targets committed."""
     cycle = Cycle.init(tmp_path / "home", spec_with())
     cycle.generate()
-    cycle.commit()
+    cycle.commit(public_seed=True)
     return cycle
 
 

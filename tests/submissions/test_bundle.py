@@ -55,8 +55,8 @@ def test_reference_bundles_load_with_their_artifacts() -> None:
     assert reconciliation.name == "reconciliation-playbook" and "flag_record" in reconciliation.text
     assert research.name == "research-playbook" and "add_claim" in research.text
     skills = by_name["typed-skill"].agent_artifacts().skills
-    assert all(isinstance(s, TypedSkill) for s in skills)
-    assert [s.requires[0].env for s in skills] == [
+    assert all(isinstance(s.contract, TypedSkill) for s in skills)
+    assert [s.contract.requires[0].env for s in skills if s.contract] == [
         "support-ops",
         "reconciliation",
         "research",
@@ -146,11 +146,11 @@ def test_an_artifact_in_a_subdirectory_is_fine(recipe_dir: Path) -> None:
         ),
     ],
 )
-def test_a_bad_typed_skill_is_refused(skill_dir: Path, edit: Any, words: list[str]) -> None:
-    path = skill_dir / "refund-ticket.skill.json"
+def test_a_bad_typed_skill_is_refused(legacy_dir: Path, edit: Any, words: list[str]) -> None:
+    path = legacy_dir / "refund-ticket.skill.json"
     edited = edit(json.loads(path.read_text()))
     path.write_text(edited if isinstance(edited, str) else json.dumps(edited))
-    assert_refused(skill_dir, "typed skill", *words)
+    assert_refused(legacy_dir, "typed skill", *words)
 
 
 @pytest.mark.parametrize("attr", ["name", "path"])
@@ -219,8 +219,8 @@ def test_a_reformatted_packed_file_keeps_its_hash(tmp_path: Path) -> None:
     assert read_bundle_file(path).hash == bundle.hash
 
 
-def _packed(tmp_path: Path, edit: Any) -> Path:
-    data = json.loads(reference_bundles()[2].canonical())
+def _packed(tmp_path: Path, edit: Any, bundle: Bundle | None = None) -> Path:
+    data = json.loads((bundle or reference_bundles()[2]).canonical())
     path = tmp_path / "b.json"
     path.write_text(json.dumps(edit(data)))
     return path
@@ -230,9 +230,8 @@ def test_an_edited_packed_artifact_changes_the_hash(tmp_path: Path) -> None:
     original = reference_bundles()[2]
 
     def edit(d: dict[str, Any]) -> dict[str, Any]:
-        skill = json.loads(d["files"]["refund-ticket.skill.json"])
-        skill["units"] = {"amount_cents": "dollars"}
-        d["files"]["refund-ticket.skill.json"] = json.dumps(skill)
+        path = "skills/refund-ticket/SKILL.md"
+        d["files"][path] = d["files"][path].replace('"cents"', '"dollars"')
         return d
 
     assert read_bundle_file(_packed(tmp_path, edit)).hash != original.hash
@@ -242,10 +241,10 @@ def test_an_edited_packed_artifact_changes_the_hash(tmp_path: Path) -> None:
     ("edit", "words"),
     [
         (lambda d: {**d, "files": {**d["files"], "extra.md": "x"}}, ["files must be exactly"]),
-        (lambda d: {**d, "files": {}}, ["files must be exactly"]),
+        (lambda d: {**d, "files": {}}, ["skills/refund-ticket/SKILL.md: missing"]),
         (
-            lambda d: {**d, "files": {**d["files"], "refund-ticket.skill.json": "{}"}},
-            ["typed skill refund-ticket.skill.json"],
+            lambda d: {**d, "files": {**d["files"], "skills/refund-ticket/SKILL.md": "{}"}},
+            ["skills/refund-ticket/SKILL.md: must start with YAML front matter"],
         ),
         (lambda d: {**d, "signature": "x"}, ["signature", "Extra inputs"]),
         (lambda d: [d], ["not a valid bundle"]),
@@ -312,19 +311,19 @@ def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
         read_bundle_file(fifo)
 
 
-def test_deep_nesting_is_a_submission_error_everywhere(skill_dir: Path, tmp_path: Path) -> None:
+def test_deep_nesting_is_a_submission_error_everywhere(legacy_dir: Path, tmp_path: Path) -> None:
     packed = tmp_path / "deep.json"
     packed.write_text('{"v": 1, "manifest": ' + _deep(100_000) + "}")
     with pytest.raises(SubmissionError, match="recursion limit"):
         read_bundle_file(packed)
-    data = _manifest(skill_dir)
-    (skill_dir / MANIFEST_FILE).write_text(
+    data = _manifest(legacy_dir)
+    (legacy_dir / MANIFEST_FILE).write_text(
         json.dumps(data)[:-1] + ', "deep": ' + _deep(10_000) + "}"
     )
-    assert_refused(skill_dir, "recursion limit", "fix the manifest")
-    _write_manifest(skill_dir, data)
-    (skill_dir / "refund-ticket.skill.json").write_text(_deep(50_000))
-    assert_refused(skill_dir, "typed skill", "recursion limit")
+    assert_refused(legacy_dir, "recursion limit", "fix the manifest")
+    _write_manifest(legacy_dir, data)
+    (legacy_dir / "refund-ticket.skill.json").write_text(_deep(50_000))
+    assert_refused(legacy_dir, "typed skill", "recursion limit")
 
 
 def test_a_manifest_or_artifact_that_is_not_a_regular_file_is_refused(recipe_dir: Path) -> None:

@@ -30,7 +30,8 @@ def _memories() -> dict[str, TrajectorySet]:
 def test_each_typed_skill_declares_the_digest_of_the_interface_it_was_written_for() -> None:
     skills = load_bundle_dir(reference_dir("typed-skill")).agent_artifacts().skills
     assert {s.name for s in skills} == set(SKILL_FAMILIES)
-    for skill in skills:
+    for agent_skill in skills:
+        skill = agent_skill.contract
         env, fam = SKILL_FAMILIES[skill.name]
         (req,) = skill.requires
         served = served_interface(env, f"{env}@1")

@@ -16,7 +16,14 @@ from typing import Any
 import pytest
 
 from benchmark import family, interface_version
-from benchmark.harness import AgentArtifacts, Recipe, TrajectorySet, TypedSkill, retrieve
+from benchmark.harness import (
+    AgentArtifacts,
+    AgentSkill,
+    Recipe,
+    TrajectorySet,
+    TypedSkill,
+    retrieve,
+)
 from benchmark.reconciliation import LEDGER_KINDS
 from benchmark.reconciliation import interface_versions as reconciliation_versions
 from benchmark.research import interface_versions as research_versions
@@ -41,7 +48,9 @@ def _artifacts(bundle: str) -> AgentArtifacts:
 
 
 def _skill(name: str) -> TypedSkill:
-    return next(s for s in _artifacts("typed-skill").skills if s.name == name)
+    skill = next(s for s in _artifacts("typed-skill").skills if s.name == name)
+    assert skill.contract is not None
+    return skill.contract
 
 
 def _recipe(name: str) -> Recipe:
@@ -53,7 +62,7 @@ def _memory(name: str) -> TrajectorySet:
 
 
 def _with_skill(skill: TypedSkill) -> AgentArtifacts:
-    return AgentArtifacts(skills=(skill,))
+    return AgentArtifacts(skills=(AgentSkill.from_typed(skill),))
 
 
 def _edited(skill: TypedSkill, edit: Any) -> TypedSkill:
@@ -322,7 +331,9 @@ def test_the_new_family_artifacts_change_nothing_in_support_operations(
     model = use_model(monkeypatch, "mid", map_enums=0.5, know_procedure=0.5, read_numbers=0.8)
     foreign = AgentArtifacts(
         recipes=(_recipe("reconciliation-playbook"), _recipe("research-playbook")),
-        skills=(_skill("reconcile-books"), _skill("answer-with-citation")),
+        skills=tuple(
+            map(AgentSkill.from_typed, map(_skill, ("reconcile-books", "answer-with-citation")))
+        ),
         trajectories=(_memory("reconciliation-episodes"), _memory("research-episodes")),
     )
     source = interface_version("support-ops", "support-ops@1")

@@ -30,7 +30,7 @@ def _cycle(home: Path, names: tuple[str, ...] = FAST) -> Cycle:
     spec = small_spec()
     cycle = Cycle.init(home, spec)
     cycle.generate(single_axis_targets(spec))
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open)
     for bundle in reference_bundles():
         if bundle.manifest.name in names:
@@ -73,7 +73,7 @@ def test_adapt_records_every_pair_and_resumes(tmp_path: Path) -> None:
         assert skill["leak"]["flagged"] is False and skill["sealed_reads"] == 0
     # the units drift re-binds the refund skill to a new bundle, stored with the submissions
     rebound = [p for p in pairs if p["changed"]]
-    assert rebound and all(p["changed"] == ["refund-ticket.skill.json"] for p in rebound)
+    assert rebound and all(p["changed"] == ["skills/refund-ticket/SKILL.md"] for p in rebound)
     for p in rebound:
         assert BundleStore(cycle.home).get(p["adapted"]).manifest.name == "typed-skill"
     entries = cycle.ledger.entries(ADAPTATION_EVENT)
@@ -138,7 +138,7 @@ def test_a_human_adaptation_round_trips_through_a_kit(tmp_path: Path) -> None:
     assert code == 0, text
     kit = json.loads((out / KIT_FILE).read_text())
     assert kit["target"] == target and all("/adapt/" in t for t in kit["sample"])
-    skill = out / "bundle" / "refund-ticket.skill.json"
+    skill = out / "bundle" / "skills" / "refund-ticket" / "SKILL.md"
     skill.write_text(skill.read_text().replace("Refund", "Refund (by hand)", 1))
     code, text = vwt(
         "adapt",
@@ -172,7 +172,7 @@ def test_a_human_adaptation_round_trips_through_a_kit(tmp_path: Path) -> None:
     )
     assert code == 0, text
     pair = json.loads(text)
-    assert pair["procedure"] == "human" and pair["changed"] == ["refund-ticket.skill.json"]
+    assert pair["procedure"] == "human" and pair["changed"] == ["skills/refund-ticket/SKILL.md"]
     (entry,) = cycle.ledger.entries(ADAPTATION_EVENT)
     assert entry.payload["adapted"] == pair["adapted"] != pair["parent"]
     log = read_access_log(cycle.home, pair["parent"], target)
@@ -217,10 +217,8 @@ def test_an_imported_bundle_that_copied_a_sealed_request_is_flagged(tmp_path: Pa
     args = ("--home", home, "--submission", "typed-skill", "--target", target.id)
     assert vwt("adapt", "kit", *args, "--out", str(out))[0] == 0
     copied = next(t for t in sealed_tasks(cycle) if t.family == "support_ops")
-    skill = out / "bundle" / "refund-ticket.skill.json"
-    data = json.loads(skill.read_text())
-    data["description"] = copied.instruction
-    skill.write_text(json.dumps(data, indent=2))
+    skill = out / "bundle" / "skills" / "refund-ticket" / "SKILL.md"
+    skill.write_text(skill.read_text() + "\n" + copied.instruction + "\n")
     code, text = vwt("adapt", "import", *args, "--from", str(out / "bundle"), "--minutes", "0")
     assert code == 0 and "LEAK" in text, text
     (entry,) = cycle.ledger.entries(ADAPTATION_EVENT)

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from conditions import Cycle, CycleState
 from reports import RELEASE_FILE, SignedRelease
-from tests.reports.test_verify import revealed_cycle
+from tests.reports.test_verify import revealed_cycle, shared_revealed_cycle
 from vwt.cli import app
 
 runner = CliRunner()
@@ -25,7 +25,7 @@ def vwt(*args: str) -> tuple[int, str]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Cycle, str]:
     """A small revealed cycle released with `vwt report build`, and that command's output."""
-    cycle = revealed_cycle(tmp_path_factory.mktemp("report") / "home")
+    cycle = shared_revealed_cycle(tmp_path_factory, "report")
     code, out = vwt("report", "build", "--home", str(cycle.home))
     assert code == 0, out
     return cycle, out
@@ -115,6 +115,8 @@ def test_show_prints_the_release_summary(built: tuple[Cycle, str]) -> None:
         assert "evaluation: 2 tasks per split × k=2 per arm" in text
         assert f"frozen {frozen} of {frozen} planned trials ({frozen} valid, 0 invalid)" in text
         assert f"sandboxes: {trials} local trials" in text
+        adapted = n.release.n_trials - frozen
+        assert f"cost: frozen $0.0000 ({frozen} trials); adapted $0.0000 ({adapted} trials)" in text
         assert f"warning: {trials} trials ran in the 'local' sandbox, without isolation" in text
         assert "ACCEPTED INVALID" not in text
 

@@ -17,7 +17,7 @@ from tests.vwt.test_cmd_report import vwt
 @pytest.fixture(scope="module")
 def released(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cycle, str]]:
     """A small released cycle and the URL of the service serving it."""
-    cycle = released_cycle(tmp_path_factory.mktemp("pull") / "home")
+    cycle = released_cycle(tmp_path_factory, "pull")
     with running_server(cycle.home, ServiceLimits(requests_per_minute=100_000)) as url:
         yield cycle, url
 

@@ -33,7 +33,7 @@ def open_home(home: Path, spec: CycleSpec, *init_args: str) -> Path:
     steps = (
         ["cycle", "init", "--spec", str(spec_file), *init_args],
         ["conditions", "generate"],
-        ["conditions", "commit"],
+        ["conditions", "commit", "--public-seed"],  # spec_with: the embedded default
         ["cycle", "advance", "open"],
     )
     for cmd in steps:
@@ -99,9 +99,9 @@ def test_pack_writes_the_canonical_file_and_prints_its_hash(
 def test_pack_refuses_a_bad_directory_and_writes_nothing(tmp_path: Path) -> None:
     bad = tmp_path / "bad"
     assert vwt("submissions", "init", str(bad), "--from", "typed-skill")[0] == 0
-    (bad / "refund-ticket.skill.json").write_text("{}")
+    (bad / "skills" / "refund-ticket" / "SKILL.md").write_text("{}")
     code, out = vwt("submissions", "pack", str(bad), "--out", str(tmp_path / "b.json"))
-    assert code == 2 and "typed skill" in out and "hint:" in out
+    assert code == 2 and "SKILL.md: must start with YAML front matter" in out and "hint:" in out
     assert not (tmp_path / "b.json").exists()
     code, out = vwt("submissions", "pack", str(tmp_path / "b.json"))
     assert code == 2 and "not a directory" in out
@@ -179,7 +179,7 @@ def test_list_shows_submissions_in_order(home: Path) -> None:
     code, out = vwt("submissions", "list", "--home", str(home))
     assert code == 0, out
     assert out.index("typed-skill") < out.index("no-artifacts")
-    assert "typed_skill:refund-ticket" in out and "2 submissions" in out
+    assert "agent_skill:refund-ticket" in out and "2 submissions" in out
     for name in names:
         assert load_bundle_dir(reference_dir(name)).hash in out
 
@@ -356,10 +356,12 @@ def test_list_json(home: Path) -> None:
         "late": False,
         "artifacts": [
             {
-                "kind": "typed_skill",
+                "kind": "agent_skill",
                 "name": name,
-                "path": f"{name}.skill.json",
-                "bytes": (reference_dir("typed-skill") / f"{name}.skill.json").stat().st_size,
+                "path": f"skills/{name}",
+                "bytes": (reference_dir("typed-skill") / "skills" / name / "SKILL.md")
+                .stat()
+                .st_size,
             }
             for name in (
                 "refund-ticket",

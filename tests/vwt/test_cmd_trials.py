@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from conditions import Cycle
 from reports import TRIALS_FILE, read_release, read_trace
 from reports._traces import trace_name
-from tests.reports.test_verify import revealed_cycle
+from tests.reports.test_verify import shared_revealed_cycle
 from vwt.cli import app
 from vwt.cmd_trials import MAX_SHOWN
 
@@ -29,7 +29,7 @@ def vwt(*args: str) -> tuple[int, str]:
 @pytest.fixture(scope="module")
 def released(tmp_path_factory: pytest.TempPathFactory) -> Cycle:
     """A small cycle released with `vwt report build`."""
-    cycle = revealed_cycle(tmp_path_factory.mktemp("trials") / "home")
+    cycle = shared_revealed_cycle(tmp_path_factory, "trials")
     code, out = vwt("report", "build", "--home", str(cycle.home))
     assert code == 0, out
     return cycle

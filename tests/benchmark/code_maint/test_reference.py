@@ -2,22 +2,19 @@
 as served (the harness accepts it), and the recipe reads, for a sim model, as the family's
 actions, tool names and the edit's default."""
 
-import json
-
 from benchmark.code_maint import ENV_ID, base_tools, interface_versions
 from benchmark.code_maint._sim_pack import PACK
-from benchmark.harness import TypedSkill
 from benchmark.sim import FORMATS
 from benchmark.sim._guidance import read_recipe
 from drift import ServedInterface
 from submissions import reference_dir
+from tests._skills import reference_contract
 
-SKILL = reference_dir("typed-skill") / "dependency-update.skill.json"
 RECIPE = reference_dir("prompt-recipe") / "dependency-updates.md"
 
 
 def test_the_skill_declares_repo_1_as_served() -> None:
-    skill = TypedSkill.model_validate(json.loads(SKILL.read_text()))
+    skill = reference_contract("dependency-update")
     served = ServedInterface(base_tools(), interface_versions()[f"{ENV_ID}@1"])
     (requirement,) = skill.requires
     assert (requirement.env, requirement.version) == (ENV_ID, "1")

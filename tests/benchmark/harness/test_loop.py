@@ -18,21 +18,19 @@ from benchmark.harness import (
     AgentArtifacts,
     AgentRun,
     Recipe,
-    TypedSkill,
     _loop,
     harness_version,
     run_agent,
 )
 from benchmark.support_ops import REFUND_KINDS
 from drift import InterfaceVersion, RenameField, ServedInterface
-from submissions import reference_dir
+from tests._skills import reference_contract, reference_skill
 from tests.benchmark._helpers import start_backend
 
 FAMILY = family("support_ops")
 TASK = FAMILY.tasks("sealed", 1, 4)[0]
-SKILL = TypedSkill.model_validate_json(
-    (reference_dir("typed-skill") / "refund-ticket.skill.json").read_text()
-)
+SKILL = reference_skill("refund-ticket")
+CONTRACT = reference_contract("refund-ticket")
 
 
 def _run(
@@ -40,17 +38,18 @@ def _run(
 ) -> AgentRun:
     async def go() -> AgentRun:
         backend = await start_backend(FAMILY, tmp_path)
-        env = TrialEnvironment(FAMILY, TASK, served, backend, "t")
+        env = TrialEnvironment(FAMILY, TASK, served, backend)
         await env.start()
         try:
             return await run_agent("sim/acme-2", harness_version(harness), env, artifacts, seed)
         finally:
+            await env.close()
             await backend.close()
 
     return asyncio.run(go())
 
 
-STRICT = SKILL.model_copy(update={"on_interface_change": "stop"})
+STRICT = SKILL.with_contract(CONTRACT.model_copy(update={"on_interface_change": "stop"}))
 QUIET_RENAME = InterfaceVersion(
     id="support-ops@1-quiet",
     env="support-ops",
@@ -72,7 +71,7 @@ def test_changing_drift_stops_the_skill_before_any_model_call(tmp_path: Path) ->
     served = served_interface("support-ops", "support-ops@2-units")
     for skill in (SKILL, STRICT):
         run = _run(
-            tmp_path / skill.on_interface_change,
+            tmp_path / str(skill.contract and skill.contract.on_interface_change),
             served,
             "harness-v1",
             AgentArtifacts(skills=(skill,)),

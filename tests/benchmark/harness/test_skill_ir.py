@@ -1,14 +1,12 @@
 """Skill IR validation."""
 
-import json
-
 import pytest
 from pydantic import ValidationError
 
 from benchmark.harness import TypedSkill
-from submissions import reference_dir
+from tests._skills import reference_contract
 
-RAW = json.loads((reference_dir("typed-skill") / "refund-ticket.skill.json").read_text())
+RAW = reference_contract("refund-ticket").model_dump(mode="json", exclude_unset=True)
 
 
 def test_reference_skill_is_valid() -> None:

@@ -17,9 +17,10 @@ from functools import cache
 from typing import Any, Literal
 
 from benchmark import Task, family
-from benchmark.harness import AgentArtifacts, Episode, Recipe, TrajectorySet, TypedSkill
+from benchmark.harness import AgentArtifacts, AgentSkill, Episode, Recipe, TrajectorySet, TypedSkill
 from drift import ToolCall
 from submissions import reference_dir
+from tests._skills import SKILLS, reference_contract, reference_skill
 
 Relation = Literal[
     "same",
@@ -70,12 +71,6 @@ def _text(name: str) -> str:
     return (reference_dir("prompt-recipe") / name).read_text()
 
 
-def _skill_file(name: str) -> TypedSkill:
-    return TypedSkill.model_validate_json(
-        (reference_dir("typed-skill") / f"{name}.skill.json").read_text()
-    )
-
-
 def _memory_file(name: str) -> TrajectorySet:
     return TrajectorySet.model_validate_json(
         (reference_dir("retrieved-trajectories") / name).read_text()
@@ -88,8 +83,11 @@ def recipe(text: str, name: str = "playbook") -> AgentArtifacts:
 
 
 def skill(s: TypedSkill) -> AgentArtifacts:
-    """A typed skill as the only artifact."""
-    return AgentArtifacts(skills=(s,))
+    """A typed contract as the only artifact, an Agent Skill with ``s``'s name, description
+    and contract, and the body of the reference skill of that name (as a submitter editing
+    only the contract and description leaves it)."""
+    body = reference_skill(s.name).body if (SKILLS / s.name).is_dir() else ""
+    return AgentArtifacts(skills=(AgentSkill.from_typed(s, body),))
 
 
 def memory(m: TrajectorySet) -> AgentArtifacts:
@@ -102,10 +100,10 @@ RECONCILIATION_PLAYBOOK = _text("reconciliation-playbook.md")
 RESEARCH_PLAYBOOK = _text("research-playbook.md")
 DEPENDENCY_PLAYBOOK = _text("dependency-updates.md")
 
-REFUND_SKILL = _skill_file("refund-ticket")
-RECONCILE_SKILL = _skill_file("reconcile-books")
-CITATION_SKILL = _skill_file("answer-with-citation")
-DEPENDENCY_SKILL = _skill_file("dependency-update")
+REFUND_SKILL = reference_contract("refund-ticket")
+RECONCILE_SKILL = reference_contract("reconcile-books")
+CITATION_SKILL = reference_contract("answer-with-citation")
+DEPENDENCY_SKILL = reference_contract("dependency-update")
 
 SUPPORT_EPISODES = _memory_file("episodes.json")
 RECONCILIATION_EPISODES = _memory_file("reconciliation-episodes.json")

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from benchmark import Task, interface_version
-from benchmark.harness import AgentArtifacts, Recipe, TypedSkill
+from benchmark.harness import AgentArtifacts, AgentSkill, Recipe, TypedSkill
 from benchmark.support_ops import KINDS, REFUND_KINDS
 from drift import (
     AnyOperator,
@@ -30,13 +30,12 @@ from drift import (
     TimezoneChange,
     UnitChange,
 )
+from tests._skills import reference_contract
 from tests.benchmark.sim._experiment import Arm, run_arm, tool_calls, use_model, version
 
 REFERENCE = Path(__file__).parents[3] / "submissions" / "reference"
 PLAYBOOK = (REFERENCE / "prompt-recipe" / "refund-playbook.md").read_text()
-SKILL = TypedSkill.model_validate_json(
-    (REFERENCE / "typed-skill" / "refund-ticket.skill.json").read_text()
-)
+SKILL = reference_contract("refund-ticket")
 RIGHT_CODES = (
     "duplicate_charge for double charges, damaged for broken items, late_delivery for late orders"
 )
@@ -89,7 +88,7 @@ def _recipe(text: str) -> AgentArtifacts:
 
 
 def _skill(skill: TypedSkill) -> AgentArtifacts:
-    return AgentArtifacts(skills=(skill,))
+    return AgentArtifacts(skills=(AgentSkill.from_typed(skill),))
 
 
 def _called(arm: Arm, tool: str) -> list[dict[str, Any]]:

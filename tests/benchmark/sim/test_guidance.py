@@ -5,10 +5,11 @@ import json
 from benchmark.sim._guidance import read_recipe, read_skill
 from benchmark.support_ops._sim_pack import PACK
 from submissions import reference_dir
+from tests._skills import reference_contract
 
 ALL = frozenset({"numbered", "bullets", "headings", "tables", "prose"})
 RECIPE = (reference_dir("prompt-recipe") / "refund-playbook.md").read_text()
-SKILL = (reference_dir("typed-skill") / "refund-ticket.skill.json").read_text()
+SKILL = reference_contract("refund-ticket").model_dump_json()
 
 
 def test_the_reference_recipe_reads_as_its_code_map_steps_and_units() -> None:
