@@ -14,6 +14,7 @@ import re
 import shlex
 import subprocess
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from vwt.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-FENCE = re.compile(r"^```(\S*)([^\n]*)\n(.*?)^```\s*$", re.M | re.S)
+FENCE = re.compile(r"^[ \t]*```(\S*)([^\n]*)\n(.*?)^[ \t]*```[ \t]*$", re.M | re.S)
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,8 @@ def blocks(doc: Path) -> list[Block]:
         if match.group(1) not in ("bash", "sh"):
             continue
         line = text.count("\n", 0, match.start()) + 1
-        found.append(Block(doc, line, match.group(2).split() == ["run"], match.group(3)))
+        body = textwrap.dedent(match.group(3))
+        found.append(Block(doc, line, match.group(2).split() == ["run"], body))
     return found
 
 
