@@ -14,12 +14,34 @@ from benchmark._backend_client import (
     backend_files,
     backend_timeout,
 )
+from benchmark._call_log import CallLog, current_log, first_difference, recording
+from benchmark._calls import (
+    CALLS_VERSION,
+    CachedReply,
+    CacheEntry,
+    CallDocument,
+    CallReply,
+    CallRequest,
+    CallUsage,
+    ExpandedRequest,
+    ModelCall,
+    ReplayCall,
+    canonical,
+    expand,
+)
 from benchmark._check import check_cycle_spec
 from benchmark._endpoint import endpoint_kwargs, require_endpoint_keys
 from benchmark._environment import ToolResult, TrialEnvironment
 from benchmark._limits import LIMIT_ENV, SHARE_ENV, Limits, PerProvider
 from benchmark._model_check import check_model
-from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete, load_litellm
+from benchmark._models import (
+    ModelCallFailed,
+    ModelPolicy,
+    Usage,
+    call_usage,
+    complete,
+    load_litellm,
+)
 from benchmark._oracle import CriticalFlag, check_call
 from benchmark._redteam import (
     FamilyRedTeam,
@@ -39,24 +61,36 @@ from benchmark._registry import (
     serve,
     served_interface,
 )
+from benchmark._secrets import REDACTED, mentions, scrub, secret_values
 from benchmark._task import Family, Planted, Task, VerifierResult, stable_int
 from benchmark._trial import Outcome, TrialResult, classify, run_trial
 from benchmark._wires import WIRE_FORMATS, wire_format
 from benchmark.errors import BenchmarkError
 
 __all__ = [
+    "CALLS_VERSION",
     "FAMILIES",
     "LIMIT_ENV",
+    "REDACTED",
     "SHARE_ENV",
     "WIRE_FORMATS",
     "BackendCallError",
     "BackendProcess",
     "BackendUnavailable",
     "BenchmarkError",
+    "CacheEntry",
+    "CachedReply",
+    "CallDocument",
+    "CallLog",
+    "CallReply",
+    "CallRequest",
+    "CallUsage",
     "CriticalFlag",
+    "ExpandedRequest",
     "Family",
     "FamilyRedTeam",
     "Limits",
+    "ModelCall",
     "ModelCallFailed",
     "ModelPolicy",
     "Outcome",
@@ -64,6 +98,7 @@ __all__ = [
     "Planted",
     "RedTeamFailure",
     "RedTeamReport",
+    "ReplayCall",
     "Task",
     "ToolResult",
     "TrialEnvironment",
@@ -73,23 +108,32 @@ __all__ = [
     "backend_argv",
     "backend_files",
     "backend_timeout",
+    "call_usage",
+    "canonical",
     "check_call",
     "check_cycle_spec",
     "check_model",
     "classify",
     "complete",
+    "current_log",
     "cycle_families",
     "default_cycle_spec_path",
     "endpoint_kwargs",
+    "expand",
     "family",
     "family_for_env",
+    "first_difference",
     "full_cycle_spec_path",
     "interface_version",
     "load_litellm",
+    "mentions",
+    "recording",
     "redteam",
     "require_endpoint_keys",
     "require_gate",
     "run_trial",
+    "scrub",
+    "secret_values",
     "serve",
     "served_interface",
     "stable_int",
