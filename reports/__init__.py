@@ -7,6 +7,14 @@ from reports._adapted import (
     LeakVerdict,
     ReleasedAdaptation,
 )
+from reports._calls import (
+    CALLS_DIR,
+    MAX_CALLS_BYTES,
+    call_file,
+    calls_name,
+    check_calls,
+    read_calls,
+)
 from reports._cell import (
     CellMetrics,
     GainDifference,
@@ -38,6 +46,7 @@ from reports._release import (
 )
 from reports._render import condition_label, render_release, submission_table
 from reports._render_compare import render_comparison
+from reports._replay import ReleaseSource
 from reports._stats import benjamini_hochberg, binomial_sign_test, pass_hat_k, sign_flip_pvalue
 from reports._stats_arms import OUTCOMES, ArmOutcomes, ArmSummary, TaskTrials
 from reports._traces import MAX_TRACE_BYTES, TRACES_DIR, read_trace, trace_name
@@ -56,8 +65,10 @@ from reports.errors import ReportError
 
 __all__ = [
     "ARTIFACTS_DIR",
+    "CALLS_DIR",
     "EXPORT_FORMATS",
     "INTERFACES_DIR",
+    "MAX_CALLS_BYTES",
     "MAX_TRACE_BYTES",
     "MAX_TRIALS_BYTES",
     "OUTCOMES",
@@ -84,6 +95,7 @@ __all__ = [
     "LoadedRelease",
     "RankChange",
     "ReleaseComparison",
+    "ReleaseSource",
     "ReleaseStatement",
     "ReleasedAdaptation",
     "ReleasedCondition",
@@ -101,8 +113,11 @@ __all__ = [
     "binomial_sign_test",
     "build_matrix",
     "build_release",
+    "call_file",
+    "calls_name",
     "cell_flags",
     "cell_metrics",
+    "check_calls",
     "compare_releases",
     "condition_label",
     "export_release",
@@ -111,6 +126,7 @@ __all__ = [
     "group_trials",
     "load_release",
     "pass_hat_k",
+    "read_calls",
     "read_release",
     "read_trace",
     "release_trials",

@@ -22,31 +22,48 @@ from runner._phase import (
 from runner._plan import plan_phase
 from runner._ray import ADDRESS_ENV, start_ray
 from runner._records import Batch, TrialRecord, TrialSpec, trial_key
+from runner._replay import (
+    COMPARED,
+    HomeSource,
+    ReplayedTrial,
+    ReplaySource,
+    ReplaySummary,
+    replay_trials,
+    sample_records,
+)
 from runner._sandbox import SandboxKind, make_sandbox, resolve_sandbox_kind
 from runner._sandbox_base import ExecResult, Mount, Sandbox
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import DEFAULT_IMAGE, docker_status, remove_stale_sandboxes
 from runner._sandbox_local import LocalSandbox
 from runner._store import TrialStore
-from runner._worker import run_batch, stream_batch
+from runner._worker import Called, Item, Row, run_batch, stream_batch
 from runner.errors import RunnerError
 
 __all__ = [
     "ADDRESS_ENV",
+    "COMPARED",
     "DEFAULT_IMAGE",
     "EXECUTOR_ENV",
     "LOCK_NAME",
     "MAX_ATTEMPTS",
     "Accounting",
     "Batch",
+    "Called",
     "CellAccounting",
     "DevRun",
     "DockerSandbox",
     "ExecResult",
     "Execution",
+    "HomeSource",
+    "Item",
     "LocalSandbox",
     "Mount",
     "Progress",
+    "ReplaySource",
+    "ReplaySummary",
+    "ReplayedTrial",
+    "Row",
     "RunInterrupted",
     "RunnerError",
     "Sandbox",
@@ -67,10 +84,12 @@ __all__ = [
     "phase_accounting",
     "plan_phase",
     "remove_stale_sandboxes",
+    "replay_trials",
     "resolve_sandbox_kind",
     "run_batch",
     "run_dev",
     "run_phase",
+    "sample_records",
     "start_ray",
     "store_for",
     "stream_batch",

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmark import CacheEntry, ModelPolicy, backend_timeout, require_endpoint_keys
+from benchmark import CachedReply, CacheEntry, ModelPolicy, backend_timeout, require_endpoint_keys
 from benchmark._seeds import request_seed
 from runner._accounting import INVALID
 from runner._ray import ADDRESS_ENV, start_ray
@@ -118,7 +118,7 @@ def execute(
     concurrency: int = 16,
     max_attempts: int = MAX_ATTEMPTS,
     progress: Progress | None = None,
-    cache: bool = False,
+    cache: Sequence[TrialStore] = (),
 ) -> Execution:
     """Run the trials of ``batches`` without a valid record on Ray, storing them as they finish.
 
@@ -133,10 +133,11 @@ def execute(
     :class:`RunInterrupted` saying how to resume.
 
     Every model call is recorded with its trial, and every reply is stored as soon as it
-    comes, trial finished or not. With ``cache``, a request identical to one whose reply is
+    comes, trial finished or not. With a ``cache``, a request identical to one whose reply is
     stored (same model, seed, messages, tools and parameters) is answered from the store
     without a model call: a run again after a crash asks the model only what it had not
-    answered yet.
+    answered yet. ``cache`` lists the stores whose replies answer (the run's own, and any
+    other); empty: every request goes to the model.
     """
     if max_attempts < 1:
         raise RunnerError(f"max attempts must be at least 1, got {max_attempts}", "e.g. 3")
@@ -186,7 +187,7 @@ class _Run:
         max_attempts: int,
         progress: Progress | None,
         total: int,
-        cache: bool = False,
+        cache: Sequence[TrialStore] = (),
     ) -> None:
         self.store, self.result, self.max_attempts = store, result, max_attempts
         self.progress, self.total, self.cache = progress, total, cache
@@ -210,7 +211,9 @@ class _Run:
         """``batch`` with the stored replies to its trials' model and seeds (``--cache``)."""
         arm = batch.bundle_hash if batch.bundle_hash is not None else "baseline"
         seeds = [request_seed(t.seed, arm) for t in batch.trials]
-        replies = self.store.cached_replies(batch.condition.model.model, seeds)
+        replies: dict[str, CachedReply] = {}
+        for store in self.cache:
+            replies.update(store.cached_replies(batch.condition.model.model, seeds))
         return batch.model_copy(update={"cache": replies})
 
     def _submit(self, batch: Batch) -> None:

@@ -51,6 +51,15 @@ app = typer.Typer(
 
 DEV_HOME = Path(".vwt-dev")
 
+UseCache = Annotated[
+    bool,
+    typer.Option(
+        "--cache",
+        help="Answer a model request identical to one already answered in this home (same "
+        "model, seed, messages, tools, parameters) from its recorded reply: a run again after a "
+        "crash asks the model only what it had not answered. See docs/recording.md.",
+    ),
+]
 Sandbox = Annotated[
     SandboxKind,
     typer.Option("--sandbox", help="Where environment backends run: docker if usable, else local."),
@@ -90,12 +99,22 @@ def _emit(data: dict[str, Any]) -> None:
     typer.echo(json.dumps(data, indent=2))
 
 
-def _print_run(execution: Execution, accounting: Accounting) -> None:
+def _print_calls(execution: Execution, cache: bool) -> None:
+    if cache:
+        console.print(
+            f"model calls: {execution.model_calls} made, {execution.cached_calls} answered "
+            "from the cache",
+            highlight=False,
+        )
+
+
+def _print_run(execution: Execution, accounting: Accounting, cache: bool = False) -> None:
     retried = f" ({execution.retried} retries)" if execution.retried else ""
     console.print(
         f"{execution.planned} trials planned: {execution.already_stored} already stored, "
         f"{execution.ran} run now{retried}"
     )
+    _print_calls(execution, cache)
     for error in execution.failed_batches:
         console.print(f"[red]batch failed:[/] {escape(error)}", highlight=False)
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(accounting.outcomes.items()))
@@ -125,6 +144,7 @@ def _phase(
     k: int | None,
     max_attempts: int,
     as_json: bool,
+    cache: bool,
 ) -> None:
     cycle = Cycle.open(home)
     with _progress(as_json, f"{phase} trials") as progress:
@@ -136,6 +156,7 @@ def _phase(
             k=k,
             max_attempts=max_attempts,
             progress=progress,
+            cache=cache,
         )
     if as_json:
         _emit(
@@ -147,7 +168,7 @@ def _phase(
             }
         )
     else:
-        _print_run(execution, accounting)
+        _print_run(execution, accounting, cache)
     if accounting.invalid:
         raise invalid_trials_error(accounting, execution, _BYPASS[phase].format(home=home))
     if not as_json:
@@ -162,6 +183,7 @@ def frozen(
     tasks: CommittedTasks = None,
     k: CommittedTrials = None,
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
+    cache: UseCache = False,
     as_json: AsJson = False,
     ray_address: RayAddress = None,
 ) -> None:
@@ -175,7 +197,7 @@ def frozen(
     """
     use_ray_address(ray_address)
     ModelPolicy.from_env()  # a malformed model setting: one error before anything is written
-    _phase("frozen", home, sandbox, tasks, k, max_attempts, as_json)
+    _phase("frozen", home, sandbox, tasks, k, max_attempts, as_json, cache)
 
 
 @app.command()
@@ -186,6 +208,7 @@ def adapted(
     tasks: CommittedTasks = None,
     k: CommittedTrials = None,
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
+    cache: UseCache = False,
     as_json: AsJson = False,
     ray_address: RayAddress = None,
 ) -> None:
@@ -199,7 +222,7 @@ def adapted(
     """
     use_ray_address(ray_address)
     ModelPolicy.from_env()  # a malformed model setting: one error before anything is written
-    _phase("adapted", home, sandbox, tasks, k, max_attempts, as_json)
+    _phase("adapted", home, sandbox, tasks, k, max_attempts, as_json, cache)
 
 
 def _arm_row(name: str, score: float, cell: Cell, with_arm: bool) -> list[str]:
@@ -211,7 +234,7 @@ def _arm_row(name: str, score: float, cell: Cell, with_arm: bool) -> list[str]:
     return [name, *row, pass_k]
 
 
-def _print_dev(run: DevRun, cell: Cell) -> None:
+def _print_dev(run: DevRun, cell: Cell, cache: bool) -> None:
     c, m = run.condition, cell.metrics
     tools = ", ".join(f"{env}={v}" for env, v in sorted(c.tool_interface.items()))
     console.print(
@@ -252,6 +275,7 @@ def _print_dev(run: DevRun, cell: Cell) -> None:
         f"{run.store}; {calls} model calls, {tokens} tokens in all",
         markup=False,
     )
+    _print_calls(run.execution, cache)
 
 
 @app.command()
@@ -290,6 +314,7 @@ def dev(
     ] = DEV_HOME,
     sandbox: Sandbox = SandboxKind.auto,
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
+    cache: UseCache = False,
     as_json: AsJson = False,
     ray_address: RayAddress = None,
 ) -> None:
@@ -320,6 +345,7 @@ def dev(
             sandbox=sandbox.value,
             max_attempts=max_attempts,
             progress=progress,
+            cache=cache,
         )
     try:
         (cell,) = build_matrix(
@@ -337,7 +363,7 @@ def dev(
     if as_json:
         _emit(_dev_json(run, cell))
     else:
-        _print_dev(run, cell)
+        _print_dev(run, cell, cache)
     if run.accounting.invalid:
         raise invalid_trials_error(run.accounting, run.execution)
 
