@@ -54,8 +54,10 @@ class Answer:
 
 
 def _shown(value: Any) -> str:
+    """A string quoted, anything else as JSON; cut at ``_SHOWN`` characters."""
     text = value if isinstance(value, str) else canonical(value).decode()
-    return repr(text if len(text) <= _SHOWN else text[:_SHOWN] + "…")
+    cut = text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
+    return repr(cut) if isinstance(value, str) else cut
 
 
 def _first_path(a: Any, b: Any, path: str) -> str | None:
