@@ -81,6 +81,12 @@ def _first_path(a: Any, b: Any, path: str) -> str | None:
         return None
     if a == b and type(a) is type(b):
         return None
+    if isinstance(a, str) and isinstance(b, str):
+        # quote both from a little before the first character that differs
+        at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
+        start = max(0, (min(len(a), len(b)) if at is None else at) - _SHOWN // 3)
+        lead = "…" if start else ""
+        return f"{path} (recorded {_shown(lead + a[start:])}, now {_shown(lead + b[start:])})"
     return f"{path} (recorded {_shown(a)}, now {_shown(b)})"
 
 
