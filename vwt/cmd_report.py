@@ -175,8 +175,8 @@ def verify(
     console.print(
         f"published: {v.traces} traces, each present and hashing to the trace_sha256 its "
         f"trials pin; {v.calls} call records, each hashing to the calls_sha256 its trials pin "
-        f"with every blob it holds; {v.artifacts} bundles, each's hash recomputed; {v.interface_files} "
-        "interface version files, each the release's definition",
+        f"with every blob it holds; {v.artifacts} bundles, each's hash recomputed; "
+        f"{v.interface_files} interface version files, each the release's definition",
         highlight=False,
     )
     if v.accepted_invalid:
