@@ -5,7 +5,12 @@ had not answered (counted at a sim server on loopback)."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +24,7 @@ from conditions import CycleSpec, ModelEndpoint
 from reports import call_file
 from runner import EXECUTOR_ENV, Batch, TrialRecord, TrialStore, execute, plan_phase
 from runner._dev import dev_condition
-from submissions import Bundle, reference_bundles
+from submissions import Bundle, reference_bundles, reference_dir
 
 MODEL = "openai/acme-2"
 KEY_ENV = "VWT_TEST_RECORDING_KEY"
@@ -118,7 +123,8 @@ class _Hooked(SimServer):
 
 @pytest.fixture()
 def server() -> Iterator[_Hooked]:
-    with _Hooked() as s:
+    s = _Hooked()
+    with s:
         yield s
 
 
@@ -156,7 +162,8 @@ def _stop_after(server: _Hooked, answered: int) -> None:
 
 def _made(records: list[TrialRecord], store: TrialStore) -> tuple[set[str], set[str]]:
     """Request hashes of the calls the model answered, and of those the cache answered."""
-    made, cached = set(), set()
+    made: set[str] = set()
+    cached: set[str] = set()
     for r in records:
         for c in CallDocument.model_validate_json(store.blob(r.calls_sha256 or "") or b"").calls:
             if c.reply.message is not None:
@@ -192,3 +199,66 @@ def test_a_run_again_with_the_cache_asks_nothing_already_answered(
         assert not made & answered_before  # nothing answered before was asked again
     else:
         assert not cached and made & answered_before  # without it, they are asked again
+
+
+VWT = str(Path(sys.executable).with_name("vwt"))
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _dev(home: Path, spec: Path, *extra: str) -> subprocess.Popen[bytes]:
+    """`vwt run dev` of the prompt-recipe submission at the spec's served model, in its own
+    process group (its worker processes included)."""
+    argv = [VWT, "run", "dev", "--spec", str(spec), "--model", MODEL, "--home", str(home)]
+    argv += ["--submission", str(reference_dir("prompt-recipe")), "--tasks", "4", "--k", "2"]
+    return subprocess.Popen(
+        [*argv, "--sandbox", "local", "--json", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(REPO), EXECUTOR_ENV: "local", KEY_ENV: "k-crash-1"},
+    )
+
+
+@pytest.mark.slow
+def test_a_run_killed_mid_trial_asks_again_only_what_was_not_answered(
+    tmp_path: Path, server: _Hooked
+) -> None:
+    endpoint = ModelEndpoint(api_base=server.url, api_key_env=KEY_ENV)
+    data: dict[str, Any] = CycleSpec.load(default_cycle_spec_path()).model_dump(mode="json")
+    data["catalogue"]["models"].append({"model": MODEL, "version": "2", "provider": "acme"})
+    data["endpoints"] = {MODEL: endpoint.model_dump(mode="json")}
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(data))
+    home = tmp_path / "dev"
+
+    def hang() -> None:  # from the 20th answer on, requests hang: the run is caught mid-trial
+        if server.stats.answered >= 20:
+            server.faults = FaultPlan(delay_s=60)
+
+    server.after = hang  # type: ignore[method-assign]
+    run = _dev(home, spec)
+    deadline = time.monotonic() + 600
+    while server.stats.answered < 20 and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(2)  # the driver writes what it was handed within half a second
+    answered = server.stats.answered
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
+    (store_path,) = home.glob("dev-*.sqlite")
+    with sqlite3.connect(store_path) as db:
+        before = {k for (k,) in db.execute("SELECT request_sha FROM replies")}
+        stored = {k for (k,) in db.execute("SELECT key FROM trials")}
+    assert len(before) == answered and len(stored) < 16  # every answer kept, trials unfinished
+
+    server.faults, server.after = FaultPlan(), lambda: None  # type: ignore[method-assign]
+    asked_before = server.stats.requests
+    again = _dev(home, spec, "--cache")
+    out, _ = again.communicate(timeout=900)
+    assert again.returncode == 0, out.decode()[-2000:]
+    execution = json.loads(out)["execution"]
+    store = TrialStore(store_path)
+    rerun = [r for r in store.records() if r.key not in stored]
+    made, cached = _made(rerun, store)
+    assert server.stats.requests - asked_before == execution["model_calls"] == len(made)
+    assert execution["cached_calls"] == len(cached) > 0
+    assert not made & before  # no request answered before the crash was asked again
