@@ -9,6 +9,7 @@ own log and the agent loop between them needs no part in it.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -28,7 +29,7 @@ from benchmark._calls import (
     canonical,
     sha256,
 )
-from benchmark._secrets import mentions, scrub
+from benchmark._secrets import needles, scrub
 
 _CURRENT: ContextVar[CallLog | None] = ContextVar("vwt_call_log", default=None)
 _SHOWN = 60
@@ -119,9 +120,11 @@ class CallLog:
         journal: Callable[[CacheEntry], None] | None = None,
     ) -> None:
         self.secrets = secrets
+        self._needles = needles(secrets)
         self.cache = cache or {}
         self.replay = replay
         self.journal = journal
+        self._seen: dict[int, tuple[Any, Any, str, Any]] = {}
         self.blobs: dict[str, bytes] = {}
         """Every blob the calls name: hash → canonical JSON."""
         self.calls: list[ModelCall] = []
@@ -130,13 +133,21 @@ class CallLog:
 
     def _blob(self, value: Any) -> tuple[str, Any]:
         """(hash, scrubbed value) of ``value``, kept among the blobs."""
+        # The loop sends the same message objects again with every call: one equal to what
+        # it was when hashed has that hash (comparing costs far less than encoding).
+        seen = self._seen.get(id(value))
+        if seen is not None and seen[0] is value and seen[1] == value:
+            return seen[2], seen[3]
         data = canonical(value)
-        if self.secrets and mentions(data.decode(), self.secrets):
-            value = scrub(value, self.secrets)
-            data = canonical(value)
+        kept = value
+        if self._needles and any(n in data for n in self._needles):
+            kept = scrub(value, self.secrets)
+            data = canonical(kept)
         sha = sha256(data)
         self.blobs.setdefault(sha, data)
-        return sha, value
+        # a snapshot of the value as hashed (parsed back: faster than a deep copy)
+        self._seen[id(value)] = (value, json.loads(data) if kept is value else kept, sha, kept)
+        return sha, kept
 
     def prepare(
         self,
@@ -148,13 +159,14 @@ class CallLog:
     ) -> Prepared:
         """The recorded form of a request (secrets scrubbed) and its identity."""
         hashed = [self._blob(m) for m in messages]
-        sent_tools = self._blob(list(tools)) if tools else None
-        request = CallRequest(
+        sent_tools = self._blob(tools) if tools else None
+        # built from values the gateway made itself: validating them again would only cost
+        request = CallRequest.model_construct(
             model=model,
             messages=tuple(h for h, _ in hashed),
             tools=None if sent_tools is None else sent_tools[0],
             seed=seed,
-            params=params,
+            params=dict(params),
         )
         expanded = ExpandedRequest(
             model=model,

@@ -31,9 +31,17 @@ def secret_values(
     return tuple(sorted((v for v in found if len(v) >= MIN_SECRET_CHARS), key=lambda v: -len(v)))
 
 
+def needles(secrets: tuple[str, ...]) -> tuple[bytes, ...]:
+    """The UTF-8 forms in which ``secrets`` can appear in JSON text: as is and JSON-escaped."""
+    forms = {s.encode() for s in secrets}
+    forms |= {json.dumps(s, ensure_ascii=False)[1:-1].encode() for s in secrets}
+    return tuple(forms)
+
+
 def mentions(text: str, secrets: tuple[str, ...]) -> bool:
     """Whether ``text`` (JSON text or plain) contains a secret, as is or JSON-escaped."""
-    return any(s in text or json.dumps(s, ensure_ascii=False)[1:-1] in text for s in secrets)
+    data = text.encode()
+    return any(n in data for n in needles(secrets))
 
 
 def scrub(value: Any, secrets: tuple[str, ...]) -> Any:
