@@ -280,6 +280,11 @@ def _print_record(trials: TrialSet, r: TrialRecord) -> None:
         out(f"  invalid: {shown(r.invalid)}")
     for why in r.verifier_reasons:
         out(f"  verifier: {shown(why)}")
+    if r.calls_sha256:
+        out(
+            f"  model calls recorded (calls {r.calls_sha256[:16]}…): "
+            f"`vwt trials replay {r.key[:12]}` re-runs the trial from them"
+        )
 
 
 @app.command("show")
