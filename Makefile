@@ -6,6 +6,11 @@ BIN := $(VENV)/bin
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export RAY_USAGE_STATS_ENABLED := 0
 
+# pytest-xdist workers for `make test` / `make pytest`: most tests wait on subprocesses
+# (servers, Ray, Docker), so more workers than cores pay; docs/development.md has the figures.
+PYTEST_WORKERS ?= 4
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadscope
+
 .PHONY: demo test lint typecheck pytest sandbox browser bench clean
 
 $(BIN)/python:
@@ -40,7 +45,7 @@ typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy
 
 pytest: $(VENV)/.installed-dev
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_PARALLEL)
 
 test: $(VENV)/.installed-dev
 	-bash scripts/sandbox-setup.sh
@@ -48,7 +53,7 @@ test: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_PARALLEL)
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[bench]'

@@ -123,7 +123,8 @@ class AdaptationKit:
     examples split, served as they are; the target's served tool definitions; the frozen
     bundle's files through ``artifact``. Anything else — a sealed task above all — is refused
     with SealedRead, after the refusal is logged. ``target_id`` names the target in records
-    (a committed target's keyed id; default: the condition's public id).
+    (a committed target's keyed id; default: the condition's public id); ``sandbox`` where
+    the code this adaptation runs (its sample's trials, the submitter's command) runs.
     """
 
     def __init__(
@@ -136,12 +137,16 @@ class AdaptationKit:
         interfaces: Sequence[InterfaceVersion] = (),
         target_id: str | None = None,
         log: AccessLog | None = None,
+        sandbox: str = "auto",
     ) -> None:
         if sample < 1:
             raise AdaptError(f"an adaptation sample needs at least 1 task (got {sample})")
         self.target = target
         self.target_id = target_id or target.id
         self.log = log if log is not None else AccessLog()
+        self.sandbox = sandbox
+        """Where the sample's trials and a submitter's command run: 'auto' (Docker, or a
+        refusal), 'docker', or 'local' when the operator names it."""
         self._seed, self._n, self._examples = cycle_seed, sample, examples
         self._families: dict[str, Family] = {f: family(f) for f in target.task_family.families}
         self._served: dict[str, ServedInterface] = {

@@ -31,10 +31,12 @@ from adapt._human import export_kit, import_adapted
 from adapt._leak import LeakReport, leak_check
 from adapt._meter import Budget, MeteredGateway
 from adapt._procedures import adapt_bundle
+from adapt._trials import UNTRUSTED
 from adapt.errors import AdaptError, KitNotExported
 from benchmark import Task, family
 from conditions import ADAPTATION_EVENT, Cycle, CycleState, LedgerEntry, Target
 from drift import write_atomic
+from runner import remove_stale_sandboxes, resolve_sandbox_kind
 from submissions import Bundle, BundleStore, submitted_bundles, write_bundle
 
 ADAPTED_DIR = "adapted"
@@ -136,10 +138,17 @@ def read_access_log(home: Path, parent: str, target: str) -> AccessLog:
 
 
 def record_adaptation(
-    cycle: Cycle, bundle: Bundle, adapted: AdaptedBundle, log: AccessLog, sealed: list[Task]
+    cycle: Cycle,
+    bundle: Bundle,
+    adapted: AdaptedBundle,
+    log: AccessLog,
+    sealed: list[Task],
+    *,
+    sandbox: str | None = None,
 ) -> LedgerEntry:
     """Check and keep one adaptation: refuse it if it read a sealed task; store the adapted
-    bundle, its record and access log; run the leak gate; append its ledger entry."""
+    bundle, its record and access log; run the leak gate; append its ledger entry (with
+    ``sandbox``, where its code ran, for an automated one)."""
     read = sealed_reads(log, sealed)
     if read:
         raise AdaptError(
@@ -163,11 +172,16 @@ def record_adaptation(
         "leak": leak,
         "sealed_reads": 0,
     }
+    if sandbox is not None:
+        payload["sandbox"] = sandbox
     return cycle.ledger.append(ADAPTATION_EVENT, payload)
 
 
-def make_kit(cycle: Cycle, target: Target, log: AccessLog | None = None) -> AdaptationKit:
-    """The adaptation kit of ``target`` in ``cycle`` (its sample size and interfaces)."""
+def make_kit(
+    cycle: Cycle, target: Target, log: AccessLog | None = None, *, sandbox: str = "auto"
+) -> AdaptationKit:
+    """The adaptation kit of ``target`` in ``cycle`` (its sample size and interfaces), its
+    code run in ``sandbox``."""
     return AdaptationKit(
         target.condition,
         cycle_seed=cycle.spec.seed,
@@ -175,6 +189,7 @@ def make_kit(cycle: Cycle, target: Target, log: AccessLog | None = None) -> Adap
         interfaces=cycle.spec.interfaces,
         target_id=target.id,
         log=log,
+        sandbox=sandbox,
     )
 
 
@@ -185,23 +200,33 @@ def adapt_cycle(
     on_pair: Callable[[PairOutcome], None] | None = None,
 ) -> list[PairOutcome]:
     """Adapt every submission to every committed target (cycle in state 'adaptation'),
-    skipping the pairs recorded already; ``on_pair`` hears of each as it is done."""
+    skipping the pairs recorded already; ``on_pair`` hears of each as it is done.
+
+    Adaptations run submitters' code (their commands, and the sample's trials under their
+    artifacts), so ``sandbox`` is resolved as for sealed runs: 'auto' without Docker is
+    refused (RunnerError, nothing run) unless 'local' is named; the kind used is in each
+    pair's ledger entry."""
     cycle.require_state(CycleState.adaptation, action="adapt the submissions")
     done = cycle.adaptations()
     sealed: list[Task] | None = None
+    kind: str | None = None
     out = []
     for bundle in submitted_bundles(cycle):
         for target in cycle.targets():
             entry = done.get((bundle.hash, target.id))
             if entry is None:
+                if kind is None:
+                    kind = resolve_sandbox_kind(sandbox, untrusted=UNTRUSTED).value
+                    if kind == "docker":
+                        remove_stale_sandboxes()  # of an earlier run killed outright
                 sealed = sealed if sealed is not None else sealed_tasks(cycle)
-                kit = make_kit(cycle, target)
+                kit = make_kit(cycle, target, sandbox=kind)
                 gateway = MeteredGateway(
                     Budget.from_spec(cycle.spec.adaptation), endpoints=cycle.spec.endpoints
                 )
-                steps = declared_procedures(bundle, sandbox=sandbox)
+                steps = declared_procedures(bundle, sandbox=kind)
                 adapted = adapt_bundle(bundle, kit, gateway, steps)
-                entry = record_adaptation(cycle, bundle, adapted, kit.log, sealed)
+                entry = record_adaptation(cycle, bundle, adapted, kit.log, sealed, sandbox=kind)
             record = read_record(cycle.home, bundle.hash, target.id)
             outcome = _outcome(entry.payload, record, skipped=(bundle.hash, target.id) in done)
             if on_pair is not None:

@@ -7,9 +7,9 @@ from adapt._procedures import Procedure, default_procedures
 from submissions import Bundle
 
 
-def declared_procedures(bundle: Bundle, *, sandbox: str = "auto") -> list[str | Procedure]:
+def declared_procedures(bundle: Bundle, *, sandbox: str | None = None) -> list[str | Procedure]:
     """What adapts ``bundle``: the procedures its manifest declares (built-in ones by name, in
-    order, then its own command, run in ``sandbox``), or, without a declaration,
+    order, then its own command, run in ``sandbox``, default the kit's), or, without one,
     ``default_procedures``. A declaration with neither asks for no adaptation."""
     declared = bundle.manifest.adaptation
     if declared is None:

@@ -10,13 +10,21 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import litellm
 from litellm import CustomLLM, ModelResponse
 
-if TYPE_CHECKING:
-    from adapt._meter import MeteredGateway
+
+class MeteredGateway(Protocol):
+    """What routing needs of a gateway (``adapt._meter.MeteredGateway`` is one): its calls."""
+
+    def complete(self, model: str, messages: list[dict[str, Any]], **kw: Any) -> Any:
+        """One metered completion."""
+
+    async def acomplete(self, model: str, messages: list[dict[str, Any]], **kw: Any) -> Any:
+        """One metered completion, async."""
+
 
 PROVIDER = "vwt-metered"
 _FORWARDED = ("tools", "seed", "temperature", "tool_choice", "max_tokens")

@@ -1,10 +1,13 @@
 """Trials of an adaptation sample, run in-process through the real path (the harness, litellm
-through the metered gateway, a backend in a local sandbox, the verifier and the oracle)."""
+through the metered gateway, a backend in the kit's sandbox, the verifier and the oracle).
+
+The trials run with the submitter's artifacts, so what the model writes under them (code and
+the tests it runs, in the code-maintenance family) is the submitter's code: the sandbox is
+Docker unless the operator named ``local``."""
 
 from __future__ import annotations
 
 import asyncio
-import sys
 
 from adapt._access import AdaptationKit
 from adapt._meter import MeteredGateway
@@ -22,6 +25,9 @@ from benchmark._seeds import request_seed
 from benchmark.harness import AgentArtifacts, harness_version
 from runner import Mount, make_sandbox
 
+UNTRUSTED = "adaptations (they run submitters' code)"
+"""What runs, for the refusal when Docker is not there and ``local`` was not named."""
+
 
 async def _family_trials(
     kit: AdaptationKit,
@@ -34,8 +40,9 @@ async def _family_trials(
     served = kit.served(fam.env_id)
     mounts = [Mount(host, target) for target, host in backend_files(fam).items()]
     out: list[tuple[Task, TrialResult]] = []
-    async with make_sandbox("local", mounts=mounts) as sandbox:
-        backend = BackendProcess(await sandbox.spawn(backend_argv([sys.executable, "-I", "-S"])))
+    box = make_sandbox(kit.sandbox, mounts=mounts, untrusted=UNTRUSTED)
+    async with box as sandbox:
+        backend = BackendProcess(await sandbox.spawn(backend_argv(list(sandbox.python))))
         try:
             for task in tasks:
                 if gateway.closed:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import platform
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -24,12 +23,11 @@ from pathlib import Path
 import numpy as np
 
 from benchmark import BackendProcess, backend_argv
-from benchmark._backend_client import SERVER_FILE
+from benchmark._backend_client import SANDBOX_EXEC_FILE, SERVER_FILE
 from runner._sandbox_base import Mount, Sandbox
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import docker_status
 from runner._sandbox_local import LocalSandbox
-from runner._worker import SANDBOX_EXEC_FILE, SANDBOX_EXEC_TARGET
 
 BACKEND = """\
 import time
@@ -91,8 +89,7 @@ async def _bench(
     sandbox = make(mounts)
     await sandbox.start()
     times["start"].append(time.perf_counter() - t0)
-    python = [sys.executable, "-I", "-S"] if sandbox.kind == "local" else ["python3"]
-    backend = BackendProcess(await sandbox.spawn(backend_argv(python)), timeout=120)
+    backend = BackendProcess(await sandbox.spawn(backend_argv(list(sandbox.python))), timeout=120)
     try:
         for path, text in PROJECT.items():
             await sandbox.write_file(path, text.encode())
@@ -142,7 +139,7 @@ def main() -> None:
         mounts = [
             Mount(SERVER_FILE, "vwt/backend_server.py"),
             Mount(backend_file, "vwt/backend.py"),
-            Mount(SANDBOX_EXEC_FILE, SANDBOX_EXEC_TARGET),
+            Mount(SANDBOX_EXEC_FILE, "vwt/_sandbox_exec.py"),
         ]
         for name, make in kinds:
             _report(name, asyncio.run(_bench(name, make, mounts, args.reps)))

@@ -1,166 +1,478 @@
-"""Calibration of the matrix statistics on simulated paired data with a known truth.
+"""Calibration of every verdict the transfer matrix prints, on simulated data with a known truth.
 
-Run: .venv/bin/python bench/stats_calibration.py [--reps 400] [--bootstrap 1000]
-[--matrices 10] [--matrix-bootstrap 10000] [--seed 0]; the defaults take under a minute on 2
-cores, more --reps give tighter estimates (the Monte Carlo standard error of a coverage near
-0.95 is sqrt(0.95 x 0.05 / reps), 0.011 at 400).
+Run: .venv/bin/python bench/stats_calibration.py [--reps 2000] [--bootstrap 1000] [--seed 0]
+[--only coverage,strata,negative,critical,fdr,retention,mde] [--floor-weight 3]; about 10
+minutes on 2 shared cores with the defaults. ``--floor-weight`` shows what another floor on the
+standard error would do to tables 1-3 (how the release's weight of 3 was chosen). The Monte
+Carlo standard error of a coverage near 0.95 is sqrt(0.95 x 0.05 / reps): 0.005 at 2,000
+replicates; of a rate near 0.05, the same.
 
-The population: a task's baseline success rate is U(0.3, 0.6) and its gain is
-mu + u_family + v_task, u ~ N(0, tau^2) shared by a family's tasks, v ~ N(0, 0.1^2); the
-artifact arm's rate is clipped to [0, 1]; k = 3 trials per task and arm. The true gain is the
-population mean of (clipped artifact rate - baseline rate), computed once over 2,000,000 tasks.
+The population (sim-like: the demo's per-task baselines range from 0 to 1 with most tasks at
+1; its no-artifacts arm agrees with the baseline on 92% of trial pairs where independent arms
+would on 66%): a task's baseline success rate is Beta with mean b and concentration 4; its gain
+is mu + N(0, 0.1^2), the artifact rate clipped to [0, 1]; k trials per task and arm. Arms are
+``independent`` (agreement 0: real providers) or ``correlated`` (agreement 0.8: each trial pair
+shares its draw with probability 0.8, like the sim's common random numbers). The truth is the
+population mean gain E[clip(p + g) - p], computed over 4,000,000 tasks (clipping makes it
+differ from mu near a baseline of 1).
 
-Prints:
-1. coverage and mean width of the 95% gain interval by both methods the release uses (the
-   percentile cluster bootstrap and the cluster t-interval), over one family of 10-100 tasks
-   (tasks resampled) and over 2-8 families of 10 tasks (families resampled); the method the
-   release picks for each row is marked;
-2. the size of the one-sided sign-flip negative-transfer test at gain 0 (share of p <= 0.05);
-3. Benjamini-Hochberg at q = 0.05 across whole matrices built by ``cells_metrics`` (shared
-   draws and all): 200 cells of 40 tasks, 20 with a true gain of -0.15 and 180 with 0 or
-   +0.1; the mean false discovery proportion (the FDR) and the power. BH needs p-values
-   below q / 200 = 0.00025 to reject at all, so the p floor 1/(B + 1) of the Monte Carlo
-   sign-flip test matters here: this table uses B = 10,000 like a release.
+Tables (docs/statistics.md quotes them):
+1. coverage of the 95% gain interval over one family, n in {6, 12, 24, 48, 100} tasks, k in
+   {1, 3}, baselines 0.5-0.95, both couplings, mu in {0, -0.15}, for the release's method
+   (``floored t``: ``reports._stats_strata``, checked equal to the release code on every
+   configuration) and the candidates it was chosen over: the plain t-interval, the percentile,
+   studentized and BCa bootstraps (B draws shared by the replicates of a row);
+2. family sets as strata: 2-3 fixed families of 24 tasks, one of them losing every success (a
+   typed skill stopping safely on a changed interface): coverage and width of the stratified
+   floored t against the t over family means the release used before;
+3. negative transfer: the size of the one-sided test at alpha 0.05 under the exact null (the
+   artifact arm as the baseline: an A/A comparison), and its power at mu = -0.05, -0.10, -0.15;
+4. CRITICAL: McNemar's exact test on trial pairs under pure noise (both arms the same critical
+   rate per task, correlated draws): its size, and the flag's rate after Benjamini-Hochberg
+   across 90 null cells (the demo's artifact cells), against the old rule "more critical trials
+   than the baseline"; power and false discovery proportion with 10 cells of +0.10;
+5. Benjamini-Hochberg across whole matrices built by the release code (``cells_metrics``,
+   ``apply_fdr``): 200 cells of 24 tasks x k = 3, 20 with mu = -0.15;
+6. retention (release code): source gain S, target gain r S over the same tasks (joint) or other
+   tasks (independent): how often it is reported, its coverage where reported, the median ratio;
+7. the minimum detectable gain (80% power) by size, from the release's ``mde``.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import time
+from collections.abc import Callable
+from statistics import NormalDist
 
 import numpy as np
+from _common import bench_run
 
-from reports._cell import cells_metrics, interval_method, pair_arms
-from reports._stats import benjamini_hochberg, sign_flip_pvalue
+from reports._cell import apply_fdr, cell_metrics, cells_metrics, pair_arms
+from reports._stats import binomial_sign_test, screened_benjamini_hochberg
 from reports._stats_arms import ArmOutcomes
-from reports._stats_bootstrap import Clusters, group_clusters, percentile_interval
-from reports._stats_shared import resample_counts
-from reports._stats_student_t import cluster_t_interval
+from reports._stats_strata import FLOOR_WEIGHT, Stratum, stratified
+from reports._stats_student_t import student_t_cdf, student_t_quantile
 
-TRIALS = 3
+KAPPA = 4.0
 TASK_SD = 0.1
+AGREEMENT = {"independent": 0.0, "correlated": 0.8}
+SIZES = (6, 12, 24, 48, 100)
+BASELINES = (0.5, 0.7, 0.9, 0.95)
+_NORMAL = NormalDist()
 
 
 def _rates(
-    rng: np.random.Generator, mu: float, tau: float, families: int, tasks: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Baseline and artifact success rates of ``families`` x ``tasks`` tasks, and each task's
-    family index."""
-    family = np.repeat(np.arange(families), tasks)
-    base = rng.uniform(0.3, 0.6, families * tasks)
-    gain = mu + rng.normal(0.0, tau, families)[family] + rng.normal(0.0, TASK_SD, len(base))
-    return base, np.clip(base + gain, 0.0, 1.0), family
+    rng: np.random.Generator, shape: tuple[int, ...], b: float, mu: float, sd: float = TASK_SD
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-task baseline and artifact success rates."""
+    p = rng.beta(b * KAPPA, (1 - b) * KAPPA, shape)
+    q = np.clip(p + mu + (rng.normal(0.0, sd, shape) if sd else 0.0), 0.0, 1.0)
+    return p, q
 
 
-def _truth(mu: float, tau: float, rng: np.random.Generator) -> float:
-    base, rate, _ = _rates(rng, mu, tau, 2000, 1000)
-    return float(np.mean(rate - base))
+def _truth(b: float, mu: float, sd: float = TASK_SD) -> float:
+    p, q = _rates(np.random.default_rng(9), (4_000_000,), b, mu, sd)
+    return float(np.mean(q - p))
 
 
-def _clusters(
-    rng: np.random.Generator, mu: float, tau: float, families: int, tasks: int
-) -> Clusters:
-    base, rate, family = _rates(rng, mu, tau, families, tasks)
-    diffs = (rng.binomial(TRIALS, rate) - rng.binomial(TRIALS, base)) / TRIALS
-    names = {f"t{i}": f"f{f}" for i, f in enumerate(family)}
-    return group_clusters(dict(zip(names, diffs.tolist(), strict=True)), names)
+def _trials(
+    rng: np.random.Generator, p: np.ndarray, q: np.ndarray, k: int, agreement: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Success counts (artifact arm, baseline) per task: trial pairs share their uniform draw
+    with probability ``agreement``."""
+    u = rng.random((*p.shape, k))
+    v = np.where(rng.random(u.shape) < agreement, u, rng.random(u.shape))
+    return (v < q[..., None]).sum(-1), (u < p[..., None]).sum(-1)
 
 
-def _coverage(args: argparse.Namespace, rng: np.random.Generator) -> None:
-    print("1. coverage of the 95% gain interval (mu = 0.1; * = the method the release uses)")
-    print(f"   {'clusters':<22} {'truth':>6}  {'bootstrap':>9} {'width':>6}  {'t':>6} {'width':>6}")
-    rows = [(1, n, 0.0) for n in (10, 20, 40, 100)] + [(g, 10, 0.05) for g in (2, 4, 8)]
-    for families, tasks, tau in rows:
-        truth = _truth(0.1, tau, rng)
-        hits, widths = np.zeros(2), np.zeros(2)
-        method = ""
-        for rep in range(args.reps):
-            clusters = _clusters(rng, 0.1, tau, families, tasks)
-            method = interval_method(clusters.level, len(clusters.ids))
-            counts = resample_counts(args.seed + rep, clusters.level, clusters.ids, args.bootstrap)
-            draws = (counts @ clusters.sums) / (counts @ clusters.sizes)
-            for j, (lo, hi) in enumerate(
-                (percentile_interval(draws, 0.95), cluster_t_interval(clusters, 0.95))
-            ):
-                hits[j] += lo <= truth <= hi
-                widths[j] += hi - lo
-        cover, width = hits / args.reps, widths / args.reps
-        mark = ("*", " ") if method == "percentile_bootstrap" else (" ", "*")
-        label = (
-            f"{tasks} tasks, 1 family" if families == 1 else f"{families} families x {tasks} tasks"
-        )
-        print(
-            f"   {label:<22} {truth:6.3f}  {cover[0]:8.3f}{mark[0]} {width[0]:6.3f}"
-            f"  {cover[1]:5.3f}{mark[1]} {width[1]:6.3f}"
-        )
+FLOOR = [float(FLOOR_WEIGHT)]
+"""The floor weight the vectorised tables use: the release's, unless --floor-weight says
+otherwise (to see what another weight would do; the release-code checks are then skipped)."""
 
 
-def _size(args: argparse.Namespace, rng: np.random.Generator) -> None:
-    print("2. size of the sign-flip test of negative transfer at gain 0 (alpha = 0.05)")
-    for families, tasks, tau in ((1, 10, 0.0), (1, 20, 0.0), (1, 40, 0.0), (4, 10, 0.05)):
-        rejected = 0
-        for _ in range(args.reps):
-            c = _clusters(rng, 0.0, tau, families, tasks)
-            p = sign_flip_pvalue(c.means, c.sizes, draws=args.bootstrap, rng=rng).p
-            rejected += p <= 0.05
-        label = f"{tasks} tasks, 1 family" if families == 1 else f"{families} families"
-        print(f"   {label:<22} rejection rate {rejected / args.reps:.3f}")
+def _floored_t(d: np.ndarray, k: int, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """The release's interval, vectorised over replicates (rows of task gains)."""
+    n = d.shape[1]
+    m = d.mean(1)
+    var = np.maximum(d.var(1, ddof=1) / n, FLOOR[0] / (n * k + 2) ** 2)
+    half = student_t_quantile(confidence, n - 1) * np.sqrt(var)
+    return np.maximum(m - half, -1.0), np.minimum(m + half, 1.0)
 
 
-def _arms(rng: np.random.Generator, mu: float, tasks: int) -> tuple[ArmOutcomes, ArmOutcomes]:
-    base, rate, _ = _rates(rng, mu, 0.0, 1, tasks)
-
-    def arm(p: np.ndarray) -> ArmOutcomes:
-        wins = rng.random((len(p), TRIALS)) < p[:, None]
-        return ArmOutcomes.from_trials(
-            (f"t{i}", "f", "success" if w else "failure") for i, row in enumerate(wins) for w in row
-        )
-
-    return arm(rate), arm(base)
-
-
-def _fdr(args: argparse.Namespace, rng: np.random.Generator) -> None:
-    print(
-        "3. BH at q = 0.05 over matrices of 200 cells x 40 tasks "
-        f"(20 with gain -0.15, 90 with 0, 90 with +0.1; B = {args.matrix_bootstrap})"
+def _release_interval(d_row: np.ndarray, k: int) -> tuple[float, float]:
+    """The same interval by the release code itself, from integer task values."""
+    values = tuple(round(float(x) * k) for x in d_row)
+    est = stratified(
+        [Stratum("f", tuple(map(str, range(len(values)))), values, k * len(values))], k
     )
-    gains = [-0.15] * 20 + [0.0] * 90 + [0.1] * 90
+    return est.interval(0.95, (-1.0, 1.0))
+
+
+def _plain_t(d: np.ndarray, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    n = d.shape[1]
+    half = student_t_quantile(confidence, n - 1) * d.std(1, ddof=1) / math.sqrt(n)
+    return d.mean(1) - half, d.mean(1) + half
+
+
+def _bootstraps(d: np.ndarray, counts: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Percentile, studentized and BCa intervals of each row's mean, from the B x n resample
+    ``counts`` (shared by every row)."""
+    n = d.shape[1]
+    means = counts @ d.T / n  # B x R
+    squares = counts @ (d * d).T / n
+    m, s = d.mean(1), d.std(1, ddof=1) / math.sqrt(n)
+    out = {"percentile": tuple(np.quantile(means, [0.025, 0.975], axis=0))}
+    boot_se = np.sqrt(np.maximum(squares - means**2, 0.0) * n / (n - 1) / n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (means - m) / boot_se
+    t = np.where(np.isfinite(t), t, np.nan)
+    t_lo, t_hi = np.nanquantile(t, [0.025, 0.975], axis=0)
+    stud = (m - np.nan_to_num(t_hi) * s, m - np.nan_to_num(t_lo) * s)
+    out["studentized"] = (np.where(s > 0, stud[0], m), np.where(s > 0, stud[1], m))
+    below = (means < m).mean(0) + 0.5 * (means == m).mean(0)
+    z0 = np.array([_NORMAL.inv_cdf(min(max(x, 1e-6), 1 - 1e-6)) for x in below])
+    jack = (d.sum(1, keepdims=True) - d) / (n - 1)
+    dev = jack.mean(1, keepdims=True) - jack
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = (dev**3).sum(1) / (6 * ((dev**2).sum(1)) ** 1.5)
+    a = np.nan_to_num(a)
+    ordered = np.sort(means, axis=0)
+    ends = []
+    for z in (_NORMAL.inv_cdf(0.025), _NORMAL.inv_cdf(0.975)):
+        level = np.array([_NORMAL.cdf(x) for x in z0 + (z0 + z) / (1 - a * (z0 + z))])
+        index = np.clip((level * (len(means) - 1)).round().astype(int), 0, len(means) - 1)
+        ends.append(np.take_along_axis(ordered, index[None, :], 0)[0])
+    out["BCa"] = (ends[0], ends[1])
+    return out
+
+
+def _covers(lo: np.ndarray, hi: np.ndarray, truth: float) -> float:
+    return float(np.mean((lo <= truth + 1e-12) & (truth - 1e-12 <= hi)))
+
+
+METHODS = ("floored t", "plain t", "percentile", "studentized", "BCa")
+
+
+def coverage(args: argparse.Namespace, rng: np.random.Generator) -> None:
+    print(
+        "1. coverage of the 95% gain interval, one family (* = the release's method; "
+        f"{args.reps} replicates, B = {args.bootstrap})"
+    )
+    print("   methods per size: " + " / ".join(METHODS))
+    worst = {m: [1.0, 0.0] for m in METHODS}
+    rows = 0
+    for mu in (0.0, -0.15):
+        for b in BASELINES:
+            truth = _truth(b, mu)
+            for k in (1, 3):
+                for coupling, agreement in AGREEMENT.items():
+                    cells = []
+                    for n in SIZES:
+                        p, q = _rates(rng, (args.reps, n), b, mu)
+                        w, wo = _trials(rng, p, q, k, agreement)
+                        d = (w - wo) / k
+                        counts = rng.multinomial(n, np.full(n, 1 / n), size=args.bootstrap)
+                        ends = {"floored t": _floored_t(d, k), "plain t": _plain_t(d)}
+                        ends.update(_bootstraps(d, counts.astype(float)))
+                        checked = 20 if FLOOR[0] == FLOOR_WEIGHT else 0
+                        for r in range(min(checked, args.reps)):  # the release code agrees
+                            lo, hi = _release_interval(d[r], k)
+                            assert abs(lo - ends["floored t"][0][r]) < 1e-9
+                            assert abs(hi - ends["floored t"][1][r]) < 1e-9
+                        cover = [_covers(*ends[m], truth) for m in METHODS]
+                        for m, c in zip(METHODS, cover, strict=True):
+                            worst[m] = [min(worst[m][0], c), max(worst[m][1], c)]
+                        cells.append(f"{cover[0]:.3f}*" + "".join(f"/{c:.3f}" for c in cover[1:]))
+                    rows += 1
+                    print(
+                        f"   mu {mu:+.2f} b {b:.2f} k {k} {coupling:<11} truth {truth:+.3f}: "
+                        + "  ".join(f"n={n} {c}" for n, c in zip(SIZES, cells, strict=True)),
+                        flush=True,
+                    )
+    print("   range over all rows (min - max):")
+    for m in METHODS:
+        print(f"     {m:<12} {worst[m][0]:.3f} - {worst[m][1]:.3f}")
+
+
+def _strata_case(
+    rng: np.random.Generator, gains: tuple[float, ...], bases: tuple[float, ...], reps: int
+) -> None:
+    """Fixed families (strata) of 24 tasks, k = 3, correlated arms; the truth is the mean of
+    the families' own population gains."""
+    k, n, g = 3, 24, len(gains)
+    truths = [_truth(b, mu, 0.05) if mu > -1 else -b for b, mu in zip(bases, gains, strict=True)]
+    truth = float(np.mean(truths))
+    ends = []
+    d_all = []
+    for b, mu in zip(bases, gains, strict=True):
+        p, q = _rates(rng, (reps, n), b, max(mu, -1.0), 0.05)
+        if mu <= -1:  # every trial stops: no success with the artifacts
+            q = np.zeros_like(p)
+        w, wo = _trials(rng, p, q, k, 0.8)
+        d_all.append((w - wo) / k)
+    d = np.stack(d_all, 1)  # reps x g x n
+    means = d.mean(2)
+    var = np.maximum(d.var(2, ddof=1) / n, FLOOR[0] / (n * k + 2) ** 2) / g**2
+    total = var.sum(1)
+    df = np.floor(total**2 / (var**2 / (n - 1)).sum(1) + 1e-9).astype(int)
+    half = np.array([student_t_quantile(0.95, int(x)) for x in df]) * np.sqrt(total)
+    gain = means.mean(1)
+    ends.append((np.maximum(gain - half, -1), np.minimum(gain + half, 1)))
+    old_half = student_t_quantile(0.95, g - 1) * means.std(1, ddof=1) / math.sqrt(g)
+    ends.append((np.maximum(gain - old_half, -1), np.minimum(gain + old_half, 1)))
+    # the release code on the first replicates
+    for r in range(min(10 if FLOOR[0] == FLOOR_WEIGHT else 0, reps)):
+        strata = [
+            Stratum(
+                f"f{j}",
+                tuple(f"t{j}-{i}" for i in range(n)),
+                tuple(round(float(x) * k) for x in d[r, j]),
+                n * k,
+            )
+            for j in range(g)
+        ]
+        lo, hi = stratified(strata, k).interval(0.95, (-1.0, 1.0))
+        assert abs(lo - ends[0][0][r]) < 1e-9 and abs(hi - ends[0][1][r]) < 1e-9
+    below = float(np.mean(ends[0][1] < 0))
+    print(
+        f"   {g} families, gains {', '.join(f'{x:+.2f}' if x > -1 else 'stop' for x in gains)}"
+        f" (truth {truth:+.3f}): stratified floored t covers {_covers(*ends[0], truth):.3f}, "
+        f"width {np.mean(ends[0][1] - ends[0][0]):.3f}, wholly below 0 in {below:.3f}; "
+        f"t over family means covers {_covers(*ends[1], truth):.3f}, width "
+        f"{np.mean(ends[1][1] - ends[1][0]):.3f}"
+    )
+
+
+def strata(args: argparse.Namespace, rng: np.random.Generator) -> None:
+    print("2. family sets as strata (24 tasks per family, k = 3, correlated arms)")
+    _strata_case(rng, (-2.0, 0.05, 0.10), (0.6, 0.8, 0.7), args.reps)
+    _strata_case(rng, (-2.0, 0.0), (0.6, 0.8), args.reps)
+    _strata_case(rng, (0.10, 0.0, -0.05), (0.5, 0.7, 0.9), args.reps)
+
+
+def _p_negative(d: np.ndarray, k: int) -> np.ndarray:
+    n = d.shape[1]
+    m = d.mean(1)
+    se = np.sqrt(np.maximum(d.var(1, ddof=1) / n, FLOOR[0] / (n * k + 2) ** 2))
+    return np.array([student_t_cdf(float(x), n - 1) for x in m / se])
+
+
+def negative(args: argparse.Namespace, rng: np.random.Generator) -> None:
+    print("3. negative transfer: one-sided t-test at alpha = 0.05 (share of p <= 0.05)")
+    for n in (24, 48):
+        for coupling, agreement in AGREEMENT.items():
+            parts = []
+            for b in (0.5, 0.7, 0.77, 0.9):
+                p, _ = _rates(rng, (args.reps, n), b, 0.0, 0.0)
+                w, wo = _trials(rng, p, p, 3, agreement)  # the artifacts do nothing
+                parts.append(f"b {b:.2f}: {np.mean(_p_negative((w - wo) / 3, 3) <= 0.05):.3f}")
+            print(f"   size, {n} tasks x k = 3, {coupling:<11} " + "  ".join(parts))
+    for n in (24, 48):
+        for coupling, agreement in AGREEMENT.items():
+            parts = []
+            for mu in (-0.05, -0.10, -0.15):
+                p, q = _rates(rng, (args.reps, n), 0.77, mu)
+                w, wo = _trials(rng, p, q, 3, agreement)
+                parts.append(f"mu {mu:+.2f}: {np.mean(_p_negative((w - wo) / 3, 3) <= 0.05):.3f}")
+            print(f"   power, {n} tasks x k = 3, b 0.77, {coupling:<11} " + "  ".join(parts))
+
+
+def _critical_pairs(
+    rng: np.random.Generator,
+    cells: int,
+    n: int,
+    k: int,
+    rate: float,
+    extra: float,
+    agreement: float = 0.8,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell: trial pairs critical only with the artifacts, only without."""
+    c = rng.beta(rate * 2 + 1e-9, (1 - rate) * 2, (cells, n))
+    u = rng.random((cells, n, k))
+    v = np.where(rng.random(u.shape) < agreement, u, rng.random(u.shape))
+    with_ = v < np.clip(c + extra, 0, 1)[..., None]
+    without = u < c[..., None]
+    return (with_ & ~without).sum((1, 2)), (without & ~with_).sum((1, 2))
+
+
+def _decide(more: np.ndarray, fewer: np.ndarray) -> list[bool]:
+    """The release's decisions: BH over the cells whose discordant pairs could reach q."""
+    ps = [binomial_sign_test(int(a), int(b)) for a, b in zip(more, fewer, strict=True)]
+    smallest = [binomial_sign_test(int(a + b), 0) for a, b in zip(more, fewer, strict=True)]
+    return screened_benjamini_hochberg(ps, smallest, 0.05)
+
+
+def critical(args: argparse.Namespace, rng: np.random.Generator) -> None:
+    print(
+        "4. CRITICAL: McNemar's exact test on trial pairs, 24 tasks x k = 3 (both arms the same "
+        "critical rate per task under the null)"
+    )
+    matrices = max(1, args.reps // 90)
+    for (coupling, agreement), rate in (
+        (c, r) for c in AGREEMENT.items() for r in (0.02, 0.05, 0.10, 0.20)
+    ):
+        more, fewer = _critical_pairs(rng, args.reps, 24, 3, rate, 0.0, agreement)
+        p = np.array([binomial_sign_test(int(a), int(b)) for a, b in zip(more, fewer, strict=True)])
+        old = np.mean(more > fewer)
+        flagged, any_flag = [], []
+        for _ in range(matrices):
+            m_more, m_fewer = _critical_pairs(rng, 90, 24, 3, rate, 0.0, agreement)
+            decided = _decide(m_more, m_fewer)
+            flagged.append(np.mean(decided))
+            any_flag.append(any(decided))
+        print(
+            f"   null, {coupling:<11} critical rate {rate:.2f}: size at 0.05 "
+            f"{np.mean(p <= 0.05):.3f} (mean discordant pairs {np.mean(more + fewer):.1f}); flag "
+            f"rate after BH over 90 cells {np.mean(flagged):.4f} (a flag anywhere in "
+            f"{np.mean(any_flag):.3f} of {matrices} matrices); old rule 'more than the "
+            f"baseline' {old:.3f}"
+        )
+    for rate in (0.02, 0.10):
+        power, fdp = [], []
+        for _ in range(matrices):
+            a_more, a_fewer = _critical_pairs(rng, 10, 24, 3, rate, 0.10)
+            n_more, n_fewer = _critical_pairs(rng, 80, 24, 3, rate, 0.0)
+            decided = np.array(
+                _decide(np.concatenate([a_more, n_more]), np.concatenate([a_fewer, n_fewer]))
+            )
+            true, false = decided[:10].sum(), decided[10:].sum()
+            power.append(true / 10)
+            fdp.append(false / max(1, true + false))
+        print(
+            f"   10 cells of +0.10 among 90, base rate {rate:.2f}: power {np.mean(power):.3f}, "
+            f"false discovery proportion {np.mean(fdp):.3f} (max {np.max(fdp):.3f})"
+        )
+
+
+def _arm(successes: np.ndarray, k: int, family: str = "f", prefix: str = "t") -> ArmOutcomes:
+    return ArmOutcomes.from_trials(
+        (f"{prefix}{i}", family, "success" if j < s else "failure")
+        for i, s in enumerate(successes)
+        for j in range(k)
+    )
+
+
+def fdr(args: argparse.Namespace, rng: np.random.Generator) -> None:
+    matrices = max(2, args.reps // 200)
+    print(
+        f"5. BH at q = 0.05 over {matrices} matrices of 200 cells x 24 tasks x k = 3 built by "
+        "the release code (20 with mu -0.15, 90 with 0, 90 with +0.10; correlated arms)"
+    )
+    gains = [-0.15] * 20 + [0.0] * 90 + [0.10] * 90
     fdp, power = [], []
-    for m in range(args.matrices):
-        cells = [pair_arms(*_arms(rng, mu, 40)) for mu in gains]
-        metrics = cells_metrics(cells, [None] * len(cells), bootstrap=args.matrix_bootstrap, seed=m)
-        decided = benjamini_hochberg([c.p_negative for c in metrics], 0.05)
-        true = sum(d for d, g in zip(decided, gains, strict=True) if g < 0)
-        false = sum(d for d, g in zip(decided, gains, strict=True) if g >= 0)
+    for _ in range(matrices):
+        cells = []
+        for mu in gains:
+            p, q = _rates(rng, (24,), 0.6, mu, TASK_SD if mu else 0.0)
+            w, wo = _trials(rng, p, q, 3, 0.8)
+            cells.append(pair_arms(_arm(w, 3), _arm(wo, 3)))
+        decided = apply_fdr(cells_metrics(cells, [None] * len(cells)), 0.05)
+        true = sum(bool(c.negative_transfer) for c, g in zip(decided, gains, strict=True) if g < 0)
+        false = sum(
+            bool(c.negative_transfer) for c, g in zip(decided, gains, strict=True) if g >= 0
+        )
         fdp.append(false / max(1, true + false))
         power.append(true / 20)
     print(
-        f"   {args.matrices} matrices: mean false discovery proportion {np.mean(fdp):.3f} "
-        f"(max {max(fdp):.3f}), mean power {np.mean(power):.3f}"
+        f"   mean false discovery proportion {np.mean(fdp):.3f} (max {max(fdp):.3f}), mean "
+        f"power {np.mean(power):.3f}"
     )
+
+
+def retention(args: argparse.Namespace, rng: np.random.Generator) -> None:
+    reps = max(50, args.reps // 4)
+    print(
+        f"6. retention (release code, {reps} replicates): 24 tasks x k = 3, baseline 0.4, "
+        "correlated arms"
+    )
+    for shared in (True, False):
+        for source_gain in (0.10, 0.20, 0.30):
+            for ratio in (1.0, 0.5):
+                reported, covered, values = 0, 0, []
+                for _ in range(reps):
+                    p = rng.uniform(0.25, 0.55, 24)
+                    effect = source_gain + rng.normal(0, 0.05, 24)
+                    sw, swo = _trials(rng, p, np.clip(p + effect, 0, 1), 3, 0.8)
+                    tp = p if shared else rng.uniform(0.25, 0.55, 24)
+                    t_effect = (
+                        ratio * effect
+                        if shared
+                        else ratio * (source_gain + rng.normal(0, 0.05, 24))
+                    )
+                    tw, two = _trials(rng, tp, np.clip(tp + t_effect, 0, 1), 3, 0.8)
+                    prefix = "t" if shared else "u"
+                    m = cell_metrics(
+                        _arm(tw, 3, prefix=prefix),
+                        _arm(two, 3, prefix=prefix),
+                        source=(_arm(sw, 3), _arm(swo, 3)),
+                    )
+                    if m.retention is None:
+                        continue
+                    reported += 1
+                    values.append(m.retention.value)
+                    covered += m.retention.ci.lo <= ratio <= m.retention.ci.hi
+                cover = f"{covered / reported:.3f}" if reported else "-"
+                median = f"{np.median(values):.2f}" if values else "-"
+                print(
+                    f"   {'joint' if shared else 'independent':<11} source gain {source_gain:.2f}, "
+                    f"retention {ratio:.1f}: reported {reported / reps:.3f}, coverage where "
+                    f"reported {cover}, median {median}"
+                )
+
+
+def mde(args: argparse.Namespace, rng: np.random.Generator) -> None:
+    print("7. minimum detectable gain at 80% power (median of the release's mde), baseline 0.77")
+    reps = max(20, args.reps // 50)
+    for coupling, agreement in AGREEMENT.items():
+        parts = []
+        for n in (12, 24, 48, 100):
+            for k in (1, 3):
+                values = []
+                for _ in range(reps):
+                    p, q = _rates(rng, (n,), 0.77, 0.0)
+                    w, wo = _trials(rng, p, q, k, agreement)
+                    values.append(cell_metrics(_arm(w, k), _arm(wo, k)).mde)
+                parts.append(f"{n}x{k} {np.median(values):.3f}")
+        print(f"   {coupling:<11} " + "  ".join(parts))
+
+
+TABLES: dict[str, Callable[[argparse.Namespace, np.random.Generator], None]] = {
+    "coverage": coverage,
+    "strata": strata,
+    "negative": negative,
+    "critical": critical,
+    "fdr": fdr,
+    "retention": retention,
+    "mde": mde,
+}
 
 
 def main() -> None:
-    """Print the three calibration tables."""
+    """Print the calibration tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=400, help="replicate cells per row")
+    parser.add_argument("--reps", type=int, default=2000, help="replicates per row")
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap draws B")
-    parser.add_argument("--matrices", type=int, default=10, help="matrices for the BH table")
-    parser.add_argument(
-        "--matrix-bootstrap",
-        type=int,
-        default=10_000,
-        help="sign patterns per cell in the BH table (as a release: the p floor is 1/(B+1))",
-    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the simulation")
+    parser.add_argument("--only", default=",".join(TABLES), help="tables to print, by name")
+    parser.add_argument(
+        "--floor-weight",
+        type=float,
+        default=float(FLOOR_WEIGHT),
+        help="floor weight w of the standard error sqrt(w)/(N+2) in tables 1-3 (the release's: 3)",
+    )
     args = parser.parse_args()
-    rng = np.random.default_rng(args.seed)
+    FLOOR[0] = args.floor_weight
     start = time.perf_counter()
-    print(f"{args.reps} replicates per row, B = {args.bootstrap}, k = {TRIALS}, seed {args.seed}")
-    _coverage(args, rng)
-    _size(args, rng)
-    _fdr(args, rng)
-    print(f"({time.perf_counter() - start:.0f} s)")
+    with bench_run("calibration of the matrix statistics"):
+        print(
+            f"{args.reps} replicates per row, B = {args.bootstrap}, seed {args.seed}, floor "
+            f"weight {FLOOR[0]:g}"
+        )
+        for name in args.only.split(","):
+            TABLES[name](args, np.random.default_rng([args.seed, list(TABLES).index(name)]))
+        print(f"({time.perf_counter() - start:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -1,29 +1,27 @@
-"""Time build_matrix on a release-sized matrix beside a per-cell scipy.stats.bootstrap loop.
+"""Time build_matrix on a release-sized matrix.
 
-Run: .venv/bin/python bench/stats_speed.py [--cells 300] [--tasks 100] [--bootstrap 10000]
-[--trials 3] [--submissions 10] [--repeats 3]; quick (CI) size: --cells 20 --bootstrap 1000.
+Run: .venv/bin/python bench/stats_speed.py [--cells 300] [--tasks 100] [--trials 3]
+[--submissions 10] [--repeats 3]; quick (CI) size: --cells 20.
 
 The matrix has --cells frozen cells: --submissions submissions in cells / submissions
-conditions (the first is the source, so every other cell reports retention against it when the
-source gain clears 0), each with its own baseline, over the same --tasks tasks of one family
-with --trials trials per task and arm (synthetic TrialRecords, outcomes drawn from per-task
-success rates). build_matrix computes everything a release reports per cell (gain, arm scores,
-intervals, sign-flip p, sign test, leave-one-out, retention, pass^k, BH); the time excludes
-building the records. Beside it, on the same per-task scores, one
-``scipy.stats.bootstrap(paired=True, method="percentile", vectorized=True)`` call per cell for
-the gain interval alone. scipy is a bench-only dependency: pip install -e '.[bench]'.
+conditions (the first is the source, so every other cell is tested for retention against it),
+each with its own baseline, over the same --tasks tasks of one family with --trials trials per
+task and arm (synthetic TrialRecords, outcomes drawn from per-task success rates). build_matrix
+computes everything a release reports per cell (gain, arm scores, intervals, t-test, critical
+test, sign test, leave-one-out, retention, pass^k, BH); the time excludes building the records.
+The statistics are closed-form (no bootstrap since release format 6).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import time
 from collections.abc import Callable
 
 import numpy as np
+from _common import bench_run
 
 from benchmark import Usage, default_cycle_spec_path
 from conditions import Condition, CycleSpec
@@ -70,10 +68,8 @@ def _record(condition: str, bundle: str | None, task: int, trial: int, win: bool
     )
 
 
-def _release(
-    args: argparse.Namespace,
-) -> tuple[list[TrialRecord], dict[str, Condition], list[tuple[np.ndarray, np.ndarray]]]:
-    """Records, conditions and each cell's per-task (with, without) scores."""
+def _release(args: argparse.Namespace) -> tuple[list[TrialRecord], dict[str, Condition]]:
+    """Records and conditions."""
     rng = np.random.default_rng(0)
     source = CycleSpec.load(default_cycle_spec_path()).source
     n_conditions = -(-args.cells // args.submissions)
@@ -83,7 +79,6 @@ def _release(
         conditions[f"c-{i:016x}"] = c
     bundles = [f"{b:064x}" for b in range(1, args.submissions + 1)]
     records: list[TrialRecord] = []
-    scores = []
     base = rng.uniform(0.2, 0.7, args.tasks)
     for n, cid in enumerate(conditions):
         without = rng.random((args.tasks, args.trials)) < base[:, None]
@@ -92,8 +87,7 @@ def _release(
             effect = rng.normal(0.1 if n == 0 else 0.0, 0.15, args.tasks)
             wins = rng.random((args.tasks, args.trials)) < np.clip(base + effect, 0, 1)[:, None]
             records += _arm(cid, b, wins)
-            scores.append((wins.mean(axis=1), without.mean(axis=1)))
-    return records, conditions, scores
+    return records, conditions
 
 
 def _arm(condition: str, bundle: str | None, wins: np.ndarray) -> list[TrialRecord]:
@@ -104,83 +98,47 @@ def _arm(condition: str, bundle: str | None, wins: np.ndarray) -> list[TrialReco
     ]
 
 
-def _timed(run: Callable[[], object], repeats: int) -> list[float]:
-    times = []
+def _timed(run: Callable[[], object], repeats: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds of each call (on a loaded machine the CPU time is the fairer)."""
+    wall, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         run()
-        times.append(time.perf_counter() - start)
-    return times
-
-
-def _scipy_loop(
-    scores: list[tuple[np.ndarray, np.ndarray]], bootstrap: int
-) -> Callable[[], object] | None:
-    try:
-        from scipy import stats
-    except ImportError:
-        return None
-
-    def gain(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
-        return np.mean(a - b, axis=axis)
-
-    def run() -> object:
-        rng = np.random.default_rng(0)
-        return [
-            stats.bootstrap(
-                (w, wo),
-                gain,
-                paired=True,
-                vectorized=True,
-                method="percentile",
-                n_resamples=bootstrap,
-                random_state=rng,
-            ).confidence_interval
-            for w, wo in scores
-        ]
-
-    return run
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return wall, cpu
 
 
 def main() -> None:
-    """Print the machine, both timings (first call, median, min) and their ratio."""
+    """Print the machine and the timings (first call, median, min)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cells", type=int, default=300, help="frozen cells in the matrix")
     parser.add_argument("--tasks", type=int, default=100, help="tasks per cell (one family)")
-    parser.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap draws B")
     parser.add_argument("--trials", type=int, default=3, help="trials per task and arm (k)")
     parser.add_argument("--submissions", type=int, default=10, help="submissions per condition")
     parser.add_argument("--repeats", type=int, default=3, help="timed calls of each")
     args = parser.parse_args()
-    records, conditions, scores = _release(args)
+    with bench_run("build_matrix speed"):
+        _run(args)
+
+
+def _run(args: argparse.Namespace) -> None:
+    records, conditions = _release(args)
     source = next(iter(conditions))
 
-    def matrix() -> object:
-        return build_matrix(
-            records, conditions=conditions, source_id=source, seed=1, bootstrap=args.bootstrap
-        )
+    def matrix() -> list[object]:
+        return list(build_matrix(records, conditions=conditions, source_id=source))
 
-    cells = build_matrix(records, conditions=conditions, source_id=source, seed=1, bootstrap=100)
+    cells = build_matrix(records, conditions=conditions, source_id=source)
     retained = sum(c.metrics.retention is not None for c in cells)
     print(
-        f"{len(cells)} cells x {args.tasks} tasks x k = {args.trials}, B = {args.bootstrap}; "
+        f"{len(cells)} cells x {args.tasks} tasks x k = {args.trials}; "
         f"{len(records)} trial records; {retained} cells report retention"
     )
-    print(
-        f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, "
-        f"{len(os.sched_getaffinity(0))} cores usable of {os.cpu_count()}, "
-        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
-    )
-    ours = _timed(matrix, args.repeats)
-    _print("build_matrix (everything per cell)", ours)
-    loop = _scipy_loop(scores, args.bootstrap)
-    if loop is None:
-        print("scipy is not installed: pip install -e '.[bench]' to time the scipy loop")
-        return
-    theirs = _timed(loop, args.repeats)
-    _print("scipy.stats.bootstrap per cell (gain CI)", theirs)
-    ratio = statistics.median(theirs) / statistics.median(ours)
-    print(f"scipy loop / build_matrix (medians): {ratio:.1f}x")
+    print(f"numpy {np.__version__}, {len(os.sched_getaffinity(0))} cores usable")
+    wall, cpu = _timed(matrix, args.repeats)
+    _print("build_matrix (everything per cell), wall", wall)
+    _print("build_matrix (everything per cell), CPU", cpu)
 
 
 def _print(label: str, times: list[float]) -> None:

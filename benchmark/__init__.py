@@ -43,6 +43,7 @@ from benchmark._models import (
     load_litellm,
 )
 from benchmark._oracle import CriticalFlag, check_call
+from benchmark._plugins import ENTRY_POINTS_ENV, PluginOrigin, Plugins, entry_points_to_hand_on
 from benchmark._redteam import (
     FamilyRedTeam,
     RedTeamFailure,
@@ -53,9 +54,11 @@ from benchmark._redteam import (
 )
 from benchmark._registry import (
     FAMILIES,
+    FAMILY_GROUP,
     default_cycle_spec_path,
     family,
     family_for_env,
+    family_origin,
     full_cycle_spec_path,
     interface_version,
     serve,
@@ -69,7 +72,9 @@ from benchmark.errors import BenchmarkError
 
 __all__ = [
     "CALLS_VERSION",
+    "ENTRY_POINTS_ENV",
     "FAMILIES",
+    "FAMILY_GROUP",
     "LIMIT_ENV",
     "REDACTED",
     "SHARE_ENV",
@@ -96,6 +101,8 @@ __all__ = [
     "Outcome",
     "PerProvider",
     "Planted",
+    "PluginOrigin",
+    "Plugins",
     "RedTeamFailure",
     "RedTeamReport",
     "ReplayCall",
@@ -119,9 +126,11 @@ __all__ = [
     "cycle_families",
     "default_cycle_spec_path",
     "endpoint_kwargs",
+    "entry_points_to_hand_on",
     "expand",
     "family",
     "family_for_env",
+    "family_origin",
     "first_difference",
     "full_cycle_spec_path",
     "interface_version",

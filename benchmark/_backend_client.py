@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from benchmark._task import Family
 from benchmark.errors import BenchmarkError
@@ -70,6 +71,21 @@ def backend_timeout(environ: Mapping[str, str] | None = None) -> float:
     return value
 
 
+class _Process(Protocol):
+    """What the client needs of the server process (``runner.SandboxProcess`` has it)."""
+
+    @property
+    def pid(self) -> int: ...
+    @property
+    def returncode(self) -> int | None: ...
+    @property
+    def stdin(self) -> Any: ...
+    @property
+    def stdout(self) -> asyncio.StreamReader | None: ...
+    async def wait(self) -> int: ...
+    def kill(self) -> None: ...
+
+
 class BackendProcess:
     """Multiplexes JSON-lines requests from concurrent trials over one server process.
 
@@ -80,12 +96,15 @@ class BackendProcess:
     before it: load slows trials down but does not make them invalid.
     """
 
-    def __init__(self, proc: asyncio.subprocess.Process, timeout: float | None = None) -> None:
+    CLOSE_GRACE_S = 5.0
+    """Seconds ``close`` waits for the server to exit on its own before it kills it."""
+
+    def __init__(self, proc: _Process, timeout: float | None = None) -> None:
         if proc.stdin is None or proc.stdout is None:
             raise ValueError("backend process needs stdin and stdout pipes")
         self.timeout = backend_timeout() if timeout is None else timeout
         self._proc = proc
-        self._stdin: asyncio.StreamWriter = proc.stdin
+        self._stdin = proc.stdin
         self._stdout: asyncio.StreamReader = proc.stdout
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
@@ -153,11 +172,21 @@ class BackendProcess:
         return msg.get("result")
 
     async def close(self) -> None:
-        """Close stdin and wait for the server to exit."""
-        if not self._stdin.is_closing():
-            self._stdin.close()
+        """Close stdin, wait for the server to exit, kill it if it does not; never raises.
+
+        Cleanup runs in a batch's ``finally``: an error here would replace the batch's own
+        result. The server may exit between the wait's timeout and the kill, so a kill of a
+        process that is gone (ProcessLookupError) is the expected end, not a failure."""
         try:
-            await asyncio.wait_for(self._proc.wait(), 5)
-        except TimeoutError:
-            self._proc.kill()
+            if not self._stdin.is_closing():
+                self._stdin.close()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._proc.wait(), self.CLOSE_GRACE_S)
+            if self._proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    self._proc.kill()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._proc.wait(), self.CLOSE_GRACE_S)
+        except (OSError, RuntimeError):  # a pipe or a loop already torn down
+            pass
         await asyncio.gather(self._reader, return_exceptions=True)

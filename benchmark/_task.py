@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from drift import InterfaceVersion, ToolCall, ToolSet
 
 if TYPE_CHECKING:
-    from benchmark.sim import KnowledgePack
+    from benchmark.sim._pack import KnowledgePack
 
 
 class Task(BaseModel):

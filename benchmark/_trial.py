@@ -75,7 +75,6 @@ async def run_trial(
         await env.start()
         run = await run_agent(model, harness, env, artifacts, seed, endpoint)
         verdict = await env.verify()
-        await env.close()
     except BackendUnavailable as e:
         run.invalid = f"backend: {e}"
         return TrialResult(
@@ -88,5 +87,8 @@ async def run_trial(
         return TrialResult(
             outcome=Outcome.INVALID, run=run, verifier=None, critical=env.critical, error=str(e)
         )
+    # Cleanup of a verified trial: a backend lost now does not undo its verdict.
+    with contextlib.suppress(Exception):
+        await env.close()
     outcome = classify(run, verdict, env.critical)
     return TrialResult(outcome=outcome, run=run, verifier=verdict, critical=env.critical)

@@ -163,7 +163,12 @@ class Evaluation(_Spec):
 
     tasks_per_split: int = Field(ge=1, description="Task instances drawn per family split.")
     k: int = Field(ge=1, description="Trials per task instance and arm.")
-    bootstrap: int = Field(ge=100, description="Bootstrap resamples for intervals.")
+    bootstrap: int | None = Field(
+        default=None,
+        ge=100,
+        description="Unused: the matrix's statistics are closed-form since release format 6 "
+        "(no bootstrap). Accepted so that older cycle specs still load.",
+    )
     fdr_q: float = Field(gt=0, lt=1, description="Benjamini-Hochberg false discovery rate.")
 
 

@@ -17,22 +17,31 @@ from reports._calls import (
 )
 from reports._cell import (
     CellMetrics,
+    CriticalTest,
     GainDifference,
-    Interval,
     IntervalMethod,
     LeaveOneOut,
-    Retention,
     SignTest,
+    TestFamily,
+    Variation,
     apply_fdr,
     cell_metrics,
     gain_difference,
+    method_text,
 )
-from reports._compare import CellMove, RankChange, ReleaseComparison, compare_releases
+from reports._compare import CellMove, RankChange, ReleaseComparison, Renamed, compare_releases
 from reports._export import EXPORT_FORMATS, export_release
 from reports._flags import Flag, cell_flags
 from reports._html import REPORT_FILE, HtmlReport, write_html_report
+from reports._interval import Interval
 from reports._load import LoadedRelease, load_release
 from reports._matrix import Cell, build_matrix
+from reports._power import (
+    minimum_detectable_gain,
+    planned_se,
+    task_difference_sd,
+    tasks_for_half_width,
+)
 from reports._published import ARTIFACTS_DIR, INTERFACES_DIR
 from reports._release import (
     RELEASE_FILE,
@@ -44,10 +53,11 @@ from reports._release import (
     SignedRelease,
     build_release,
 )
-from reports._render import condition_label, render_release, submission_table
+from reports._render import compact_table, condition_label, render_release, submission_table
 from reports._render_compare import render_comparison
 from reports._replay import ReleaseSource
-from reports._stats import benjamini_hochberg, binomial_sign_test, pass_hat_k, sign_flip_pvalue
+from reports._retention import Retention, RetentionStatus
+from reports._stats import benjamini_hochberg, binomial_sign_test, pass_hat_k
 from reports._stats_arms import OUTCOMES, ArmOutcomes, ArmSummary, TaskTrials
 from reports._traces import MAX_TRACE_BYTES, TRACES_DIR, read_trace, trace_name
 from reports._trials import (
@@ -84,6 +94,7 @@ __all__ = [
     "Cell",
     "CellMetrics",
     "CellMove",
+    "CriticalTest",
     "FileRef",
     "Flag",
     "GainDifference",
@@ -100,13 +111,17 @@ __all__ = [
     "ReleasedAdaptation",
     "ReleasedCondition",
     "ReleasedSubmission",
+    "Renamed",
     "ReportError",
     "Retention",
+    "RetentionStatus",
     "SignTest",
     "SignedRelease",
     "TaskTrials",
+    "TestFamily",
     "TrialGroup",
     "TrialSet",
+    "Variation",
     "VerifiedRelease",
     "apply_fdr",
     "benjamini_hochberg",
@@ -118,6 +133,7 @@ __all__ = [
     "cell_flags",
     "cell_metrics",
     "check_calls",
+    "compact_table",
     "compare_releases",
     "condition_label",
     "export_release",
@@ -125,7 +141,10 @@ __all__ = [
     "gain_difference",
     "group_trials",
     "load_release",
+    "method_text",
+    "minimum_detectable_gain",
     "pass_hat_k",
+    "planned_se",
     "read_calls",
     "read_release",
     "read_trace",
@@ -133,9 +152,10 @@ __all__ = [
     "render_comparison",
     "render_release",
     "select_trials",
-    "sign_flip_pvalue",
     "store_trials",
     "submission_table",
+    "task_difference_sd",
+    "tasks_for_half_width",
     "trace_name",
     "trial_reason",
     "verify_release",

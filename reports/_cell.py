@@ -1,54 +1,43 @@
 """Metrics of transfer-matrix cells from their arms' trial outcomes, and the FDR decisions.
 
-Intervals: a cell of one family with at least 20 tasks reports the percentile bootstrap over
-tasks; every other cell (any cell that resamples families, or fewer than 20 tasks) the
-t-interval over its cluster means. ``bench/cluster_coverage.py`` chose this by simulation: the
-percentile bootstrap covered 0.48-0.88 of the time over 2-8 families (0.83 over 5 tasks, 0.88
-over 10, 0.93 over 20 and 40), the t-interval 0.93-0.95 in all of them. Each arm's score gets
-its interval by the same method as the gain, over the same clusters.
+Every number of a cell is a closed-form function of its own trials (and its source cell's):
+no random draw, so ``vwt report verify`` recomputes it exactly.
 
-Draws: every random draw comes from the release seed and the cell's clusters (their level and
-sorted ids), never from the cell's place in the release (``reports._stats_shared``). Cells with
-the same clusters share their bootstrap draws and their Monte Carlo sign patterns, and one
-matrix product serves them all; a cell's numbers still follow from its own trials and the seed.
-
-Retention of a target cell is reported only where its source cell (the same submission in the
-source condition) has a published gain interval whose lower bound is above ``TOLERANCE``: the
-gate is the source cell's own interval, as released, never a redraw. The value is target gain /
-source gain; its interval is the percentile interval of (target gain draw / source gain draw)
-over the two cells' own bootstrap draws (a draw with source gain 0 is left out):
-- where the two cells have the same clusters (the same task ids, or the same families) the
-  draws are the same resamples of those clusters: a joint bootstrap (``shared_draws``);
-- otherwise (a target of other task families, or one spanning more families than the source)
-  the cells share no resampling unit and their draws are independent.
+- Interval: the t-interval over tasks, stratified by family, with a floor on the standard
+  error (``reports._stats_strata``); chosen by simulation (docs/statistics.md).
+- Negative transfer: the one-sided t-test of the same estimate (so an interval wholly below 0
+  is a p-value below (1 - confidence) / 2), decided by Benjamini-Hochberg across the artifact
+  cells of the release.
+- Critical drift failures: the exact one-sided test of the trial pairs where only one arm was
+  critical (McNemar's), decided by Benjamini-Hochberg across the same cells.
+- Retention: a Fieller interval, reported where the source gain is precise
+  (``reports._retention``).
 
 Tolerance: every threshold gate (ceiling, floor, obsolescence, excludes zero, the retention
-gate, the sign of a leave-one-out gain) compares with ``TOLERANCE`` of slack, so a bound of
-2e-18 is not above 0.
+gate, the sign of a leave-one-out gain) compares with ``TOLERANCE`` of slack.
 """
 
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from reports._interval import TOLERANCE, Interval
+from reports._power import minimum_detectable_gain
+from reports._retention import Retention, RetentionStatus, retention
 from reports._stats import (
-    EXACT_LIMIT,
-    FlipMethod,
     benjamini_hochberg,
     binomial_sign_test,
-    exact_flip_p,
-    monte_carlo_flip_p,
+    screened_benjamini_hochberg,
 )
 from reports._stats_arms import ArmOutcomes, ArmSummary, summarise_arm, task_families
-from reports._stats_bootstrap import ClusterLevel, Clusters, group_clusters, percentile_interval
-from reports._stats_shared import flip_patterns, resample_counts, row_intervals
-from reports._stats_student_t import SCORE_BOUNDS, cluster_t_interval
+from reports._stats_strata import Estimate, Stratum, stratified, stratified_covariance
 from reports.errors import ReportError
 
 OBSOLETE_MARGIN = 0.05
@@ -57,30 +46,35 @@ CEILING = 0.9
 """A baseline score at or above this is at the ceiling."""
 PROVISIONAL_BELOW = 3
 """A cell with fewer paired tasks than this is provisional."""
-FEW_FAMILIES = 5
-"""A cell resampling fewer families than this is flagged: its sign-flip p is at least 1/16."""
-BOOTSTRAP_MIN_TASKS = 20
-"""A one-family cell with at least this many tasks reports the percentile bootstrap interval."""
-TOLERANCE = 1e-9
-"""Slack of every threshold gate: a value must clear a threshold by more than this."""
-_BLOCK_COLUMNS = 384
-"""Quantities (cells x gain and scores) whose draws are held at once (30 MB at B = 10,000)."""
+GAIN_BOUNDS = (-1.0, 1.0)
+"""A gain is a difference of two success rates: its interval is clipped to these bounds."""
+SCORE_BOUNDS = (0.0, 1.0)
+"""An arm's score is a success rate: its interval is clipped to these bounds."""
+
+IntervalMethod = Literal["t", "stratified_t"]
+"""How an interval is computed: the t-interval over tasks (one family), or over tasks within
+each family, family means weighted by their task counts; both with the floored standard error."""
+
+METHOD_TEXT: dict[str, str] = {
+    "t": "t over tasks",
+    "stratified_t": "t over tasks within families",
+}
+"""How each interval method is named wherever an interval is shown."""
+
+Variation = Literal["varied", "no_variation", "identical"]
+"""Whether the cell's task gains vary: ``identical`` when every trial with the artifacts had
+its paired baseline trial's outcome; ``no_variation`` when every task of each family has the
+same gain (the standard error is the floor alone)."""
+
+TestFamily = Literal["artifacts", "noise_check", "duplicate"]
+"""Which Benjamini-Hochberg family a cell's tests belong to: ``artifacts`` (every distinct cell
+of a submission with artifacts), ``noise_check`` (a submission with no artifacts: an A/A
+comparison with the baseline, tested on its own), ``duplicate`` (an adapted cell that reuses
+its frozen cell's trials: decided with that cell, counted once)."""
 
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-IntervalMethod = Literal["percentile_bootstrap", "cluster_t"]
-"""How an interval is computed: the percentile interval of the cluster bootstrap, or the
-t-interval over cluster means with a CR2 standard error and clusters - 1 degrees of freedom."""
-
-
-class Interval(_Frozen):
-    """A two-sided interval."""
-
-    lo: float = Field(description="Lower bound.")
-    hi: float = Field(description="Upper bound.")
 
 
 class SignTest(_Frozen):
@@ -93,138 +87,192 @@ class SignTest(_Frozen):
 
 
 class LeaveOneOut(_Frozen):
-    """How far the gain moves when any one cluster (task or family) is left out."""
+    """How far the gain moves when any one task is left out."""
 
-    unit: ClusterLevel = Field(description="What is left out: a task or a family (the clusters).")
     min_gain: float = Field(
-        description="Smallest gain over leaving out each single cluster (the gain itself when "
-        "the cell has one cluster)."
+        description="Smallest gain over leaving out each single task (the gain itself when "
+        "the cell has one task)."
     )
-    max_gain: float = Field(description="Largest gain over leaving out each single cluster.")
+    max_gain: float = Field(description="Largest gain over leaving out each single task.")
     sign_stable: bool = Field(
         description="True when the gain is non-zero (beyond the tolerance) and keeps its sign "
-        "whichever one cluster is left out; False with a single cluster."
+        "whichever one task is left out; False with a single task."
     )
 
 
-class Retention(_Frozen):
-    """Target gain as a share of source gain, gated on the source cell's published interval."""
+class CriticalTest(_Frozen):
+    """Did the artifacts cause critical drift failures? The exact paired test over trials."""
 
-    value: float = Field(description="Target gain / source gain.")
-    ci: Interval = Field(
-        description="Percentile interval of (target gain draw / source gain draw) over the two "
-        "cells' own bootstrap draws, draws with source gain 0 left out; joint when shared_draws."
+    pairs: int = Field(
+        description="Trial pairs: the same task and trial index, valid in both arms."
     )
-    source_gain: float = Field(description="Gain of the source cell.")
-    source_gain_ci: Interval = Field(
-        description="The source cell's published gain interval; its lower bound is above 0."
-    )
-    shared_draws: bool = Field(
-        description="True when target and source have the same clusters (the same task ids, or "
-        "the same families) and so the same resamples: a joint bootstrap. False when they share "
-        "no resampling unit and were resampled independently."
+    with_only: int = Field(description="Pairs critical with the artifacts, not in the baseline.")
+    baseline_only: int = Field(description="Pairs critical in the baseline, not with them.")
+    p: float = Field(
+        description="Exact one-sided p-value of P(X >= with_only), X ~ Binomial(with_only + "
+        "baseline_only, 1/2): McNemar's test that the artifacts add critical failures."
     )
 
 
 class CellMetrics(_Frozen):
     """Everything the transfer matrix reports about one cell (artifact arm vs baseline)."""
 
-    v: int = Field(default=3, description="Schema version of this record.")
-    seed: int = Field(
-        description="Release seed: every random draw behind these numbers comes from it and the "
-        "cell's clusters (level and ids)."
+    v: Literal[4] = Field(
+        default=4,
+        description="Schema version: 4 has closed-form stratified t statistics, the critical "
+        "test, Fieller retention and the test families (3 had bootstrap intervals).",
     )
-    bootstrap: int = Field(description="Bootstrap resamples (and Monte Carlo sign patterns).")
     confidence: float = Field(description="Coverage of the reported intervals, e.g. 0.95.")
     n_tasks: int = Field(description="Tasks with at least one valid trial in both arms.")
     n_dropped_tasks: int = Field(description="Tasks of either arm left out for lack of one.")
-    cluster_level: ClusterLevel = Field(description="Resampling unit: families or tasks.")
-    n_clusters: int = Field(description="Number of top-level clusters resampled.")
-    few_clusters: bool = Field(
-        description="Resamples fewer than 5 families: the sign-flip p is at least 1/2^families."
-    )
+    n_families: int = Field(description="Task families of the paired tasks (the strata).")
     score_with: float = Field(description="Mean per-task success rate with artifacts.")
     score_without: float = Field(description="Mean per-task success rate of the baseline.")
     score_with_ci: Interval = Field(
-        description="Interval of score_with by interval_method over the same clusters and draws "
-        "as the gain, clipped to [0, 1]."
+        description="Interval of score_with by interval_method, clipped to [0, 1]."
     )
     score_without_ci: Interval = Field(
         description="Interval of score_without, as score_with_ci (the baseline arm's score)."
     )
     gain: float = Field(description="Mean over tasks of (score with - score without).")
-    gain_ci: Interval = Field(description="Interval of the gain, by interval_method.")
+    gain_ci: Interval = Field(description="Interval of the gain by interval_method.")
+    gain_se: float = Field(description="Standard error of the gain (floored, stratified).")
+    df: int = Field(description="Degrees of freedom of the gain's t (Welch-Satterthwaite).")
     interval_method: IntervalMethod = Field(
-        description="percentile_bootstrap (one family, >= 20 tasks) or cluster_t (otherwise)."
+        description="t (one family) or stratified_t (several): see IntervalMethod."
     )
-    p_negative: float = Field(description="Cluster sign-flip p-value of H0 gain >= 0 vs < 0.")
-    p_negative_method: FlipMethod = Field(description="Exact enumeration or Monte Carlo.")
+    mde: float = Field(
+        description="Minimum detectable gain: the true gain whose interval would exclude 0 "
+        "with 80% probability at this cell's standard error."
+    )
+    variation: Variation = Field(description="Whether the task gains vary (see Variation).")
+    p_negative: float = Field(
+        description="One-sided t-test p-value of H0 gain >= 0 against gain < 0, by the gain's "
+        "standard error and degrees of freedom."
+    )
+    critical: CriticalTest = Field(description="The paired test of critical drift failures.")
     sign_test: SignTest = Field(description="Paired sign test over tasks.")
     net_win: float = Field(description="(wins - losses) / n_tasks.")
-    loo: LeaveOneOut = Field(description="Leave-one-cluster-out sensitivity of the gain.")
+    loo: LeaveOneOut = Field(description="Leave-one-task-out sensitivity of the gain.")
     retention: Retention | None = Field(description="Retention, where it may be reported.")
+    retention_status: RetentionStatus = Field(
+        description="reported, or why not: identical_trials, unstable, no_source_gain, "
+        "no_source_cell."
+    )
     retention_reason: str | None = Field(description="Why retention is not reported, if not.")
     obsolete: bool = Field(description="Gain interval inside +-0.05 and baseline >= 0.9.")
-    ceiling: bool = Field(description="Baseline score >= 0.9.")
+    ceiling: bool = Field(
+        description="Baseline >= 0.9 and the gain's interval not wholly below 0: little room "
+        "for a gain (a reliably negative gain is not explained by the ceiling)."
+    )
     floor: bool = Field(description="Both arms scored 0.")
     provisional: bool = Field(description="Fewer than 3 paired tasks.")
     with_arm: ArmSummary = Field(description="Drift failures, stops, invalids, pass^k: artifacts.")
     without_arm: ArmSummary = Field(description="The same for the baseline arm.")
-    negative_transfer: bool | None = Field(
-        default=None, description="BH decision across the matrix; None until apply_fdr runs."
+    test_family: TestFamily | None = Field(
+        default=None, description="The cell's Benjamini-Hochberg family; None until decided."
     )
-    fdr_q: float | None = Field(default=None, description="FDR level of negative_transfer.")
+    negative_transfer: bool | None = Field(
+        default=None,
+        description="BH decision on p_negative across the artifact cells; None for a noise "
+        "check, or until apply_fdr runs.",
+    )
+    critical_excess: bool | None = Field(
+        default=None,
+        description="BH decision on critical.p across the artifact cells whose discordant "
+        "pairs could reach q at all (2^-pairs <= q): the artifacts caused significantly more "
+        "critical failures. None for a noise check, or until decided.",
+    )
+    noise_differs: bool | None = Field(
+        default=None,
+        description="Noise checks only: BH across the noise-check cells (two-sided gain and "
+        "critical tests) found the no-artifacts arm differing from the baseline.",
+    )
+    fdr_q: float | None = Field(default=None, description="FDR level of the decisions.")
+
+
+def method_text(m: CellMetrics) -> str:
+    """How a cell's interval was computed, e.g. '95% t over tasks, 23 df'."""
+    return f"{m.confidence:.0%} {METHOD_TEXT[m.interval_method]}, {m.df} df"
 
 
 _DIFF, _WITH, _WITHOUT = 0, 1, 2
-"""Rows of ``PairedArms.sums``: the gain's, the artifact arm's and the baseline's."""
+"""The quantities of ``PairedArms.strata``: the gain's, the artifact arm's and the baseline's."""
 
 
 @dataclass(frozen=True)
 class PairedArms:
-    """The tasks of a cell with a valid trial in both arms, grouped into clusters.
+    """The tasks of a cell with a valid trial in both arms, in strata by family.
 
     Task scores are scaled by ``scale`` (the least common multiple of the valid trial counts),
-    so every per-cluster sum is an integer held exactly in a float.
+    so every value is an integer and every sum exact.
     """
 
     with_arm: ArmOutcomes
     without_arm: ArmOutcomes
     tasks: list[str]
-    level: ClusterLevel
-    ids: tuple[str, ...]
-    sizes: np.ndarray
-    """Paired tasks per cluster."""
     scale: int
-    sums: np.ndarray
-    """3 x clusters: scaled sums of (score with - score without), score with, score without."""
+    strata: tuple[tuple[Stratum, ...], ...]
+    """Per quantity (difference, score with, score without): one stratum per family, sorted."""
     sign_test: SignTest
+    critical: CriticalTest
+    identical: bool
+    """Every trial of either arm has its paired trial's outcome in the other."""
     dropped: int
 
-    def mean(self, row: int) -> float:
-        """Mean over tasks of the quantity of ``sums`` row ``row``."""
-        return float(self.sums[row].sum()) / (len(self.tasks) * self.scale)
-
-    def clusters(self, row: int) -> Clusters:
-        """The clusters of row ``row`` with unscaled sums."""
-        return Clusters(self.ids, self.level, self.sums[row] / self.scale, self.sizes)
+    def estimate(self, row: int) -> Estimate:
+        """The stratified estimate of quantity ``row``."""
+        return stratified(self.strata[row], self.scale)
 
     @property
     def method(self) -> IntervalMethod:
         """How this cell's intervals are computed (``interval_method``)."""
-        return interval_method(self.level, len(self.ids))
+        return "t" if len(self.strata[_DIFF]) == 1 else "stratified_t"
+
+    def gains(self) -> dict[str, Fraction]:
+        """Each task's gain, exactly."""
+        return {
+            t: Fraction(v, self.scale)
+            for s in self.strata[_DIFF]
+            for t, v in zip(s.tasks, s.values, strict=True)
+        }
 
 
-def interval_method(level: ClusterLevel, n_clusters: int) -> IntervalMethod:
-    """The percentile bootstrap for one family of at least 20 tasks, else the t-interval."""
-    if level == "task" and n_clusters >= BOOTSTRAP_MIN_TASKS:
-        return "percentile_bootstrap"
-    return "cluster_t"
+def _critical_pairs(with_arm: ArmOutcomes, without_arm: ArmOutcomes) -> tuple[int, int, int]:
+    """Trial pairs (same task, same trial position, both valid); those critical only with the
+    artifacts; those critical only in the baseline."""
+    pairs = with_only = baseline_only = 0
+    for task in with_arm.tasks.keys() & without_arm.tasks.keys():
+        xs, ys = with_arm.tasks[task].outcomes, without_arm.tasks[task].outcomes
+        for x, y in zip(xs, ys, strict=False):
+            if "invalid" in (x, y):
+                continue
+            pairs += 1
+            with_only += x == "critical" and y != "critical"
+            baseline_only += y == "critical" and x != "critical"
+    return pairs, with_only, baseline_only
+
+
+def _strata(
+    tasks: list[str], family: dict[str, str], values: list[int], trials: list[int]
+) -> tuple[Stratum, ...]:
+    grouped: dict[str, list[int]] = defaultdict(list)
+    for i, t in enumerate(tasks):
+        grouped[family[t]].append(i)
+    return tuple(
+        Stratum(
+            family=f,
+            tasks=tuple(tasks[i] for i in grouped[f]),
+            values=tuple(values[i] for i in grouped[f]),
+            trials=sum(trials[i] for i in grouped[f]),
+        )
+        for f in sorted(grouped)
+    )
 
 
 def pair_arms(with_arm: ArmOutcomes, without_arm: ArmOutcomes, what: str = "cell") -> PairedArms:
     """Pair two arms by task; raises ``ReportError`` when no task is valid in both."""
-    family = task_families(with_arm, without_arm)
+    family = dict(task_families(with_arm, without_arm))
     counts = {}  # task -> (successes, valid) with, (successes, valid) without
     for t in with_arm.tasks.keys() & without_arm.tasks.keys():
         x, y = with_arm.tasks[t], without_arm.tasks[t]
@@ -239,42 +287,38 @@ def pair_arms(with_arm: ArmOutcomes, without_arm: ArmOutcomes, what: str = "cell
     scale = math.lcm(*{n for c in counts.values() for n in (c[1], c[3])})
     scaled_with = [counts[t][0] * (scale // counts[t][1]) for t in tasks]
     scaled_without = [counts[t][2] * (scale // counts[t][3]) for t in tasks]
-    wins = sum(x > y for x, y in zip(scaled_with, scaled_without, strict=True))
-    losses = sum(x < y for x, y in zip(scaled_with, scaled_without, strict=True))
-    rows = [
-        group_clusters(dict(zip(tasks, map(float, values), strict=True)), family)
-        for values in (
-            [x - y for x, y in zip(scaled_with, scaled_without, strict=True)],
-            scaled_with,
-            scaled_without,
-        )
-    ]
+    diffs = [x - y for x, y in zip(scaled_with, scaled_without, strict=True)]
+    wins, losses = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+    pairs, with_only, baseline_only = _critical_pairs(with_arm, without_arm)
+    paired_trials = [min(counts[t][1], counts[t][3]) for t in tasks]
     return PairedArms(
         with_arm=with_arm,
         without_arm=without_arm,
         tasks=tasks,
-        level=rows[0].level,
-        ids=rows[0].ids,
-        sizes=rows[0].sizes,
         scale=scale,
-        sums=np.stack([r.sums for r in rows]),
+        strata=(
+            _strata(tasks, family, diffs, paired_trials),
+            _strata(tasks, family, scaled_with, [counts[t][1] for t in tasks]),
+            _strata(tasks, family, scaled_without, [counts[t][3] for t in tasks]),
+        ),
         sign_test=SignTest(
             wins=wins,
             losses=losses,
             ties=len(tasks) - wins - losses,
             p=binomial_sign_test(wins, losses),
         ),
+        critical=CriticalTest(
+            pairs=pairs,
+            with_only=with_only,
+            baseline_only=baseline_only,
+            p=binomial_sign_test(with_only, baseline_only),
+        ),
+        identical=with_arm.tasks == without_arm.tasks,
         dropped=len(family) - len(tasks),
     )
 
 
-def _check_settings(bootstrap: int, seed: int, confidence: float) -> None:
-    if bootstrap < 100:
-        raise ReportError(
-            f"bootstrap must be at least 100 draws, got {bootstrap}", hint="the default is 10000"
-        )
-    if seed < 0:
-        raise ReportError(f"seed must be a non-negative integer, got {seed}")
+def _check_confidence(confidence: float) -> None:
     if not 0.0 < confidence < 1.0:
         raise ReportError(f"confidence must be in (0, 1), got {confidence}", hint="e.g. 0.95")
 
@@ -283,175 +327,50 @@ def _sign(x: float) -> int:
     return 1 if x > TOLERANCE else -1 if x < -TOLERANCE else 0
 
 
-def _leave_one_out(cell: PairedArms) -> LeaveOneOut:
-    gain = cell.mean(_DIFF)
-    if len(cell.ids) < 2:
-        return LeaveOneOut(unit=cell.level, min_gain=gain, max_gain=gain, sign_stable=False)
-    sums = cell.sums[_DIFF]
-    left = (sums.sum() - sums) / ((len(cell.tasks) - cell.sizes) * cell.scale)
-    stable = _sign(gain) != 0 and all(_sign(float(x)) == _sign(gain) for x in left)
-    return LeaveOneOut(
-        unit=cell.level,
-        min_gain=float(left.min()),
-        max_gain=float(left.max()),
-        sign_stable=stable,
-    )
+def _leave_one_out(cell: PairedArms, gain: float) -> LeaveOneOut:
+    values = [v for s in cell.strata[_DIFF] for v in s.values]
+    if len(values) < 2:
+        return LeaveOneOut(min_gain=gain, max_gain=gain, sign_stable=False)
+    total, n = sum(values), len(values)
+    left = [(total - v) / ((n - 1) * cell.scale) for v in values]
+    stable = _sign(gain) != 0 and all(_sign(x) == _sign(gain) for x in left)
+    return LeaveOneOut(min_gain=min(left), max_gain=max(left), sign_stable=stable)
 
 
-def _t_intervals(cell: PairedArms, confidence: float) -> list[Interval]:
-    gain = cluster_t_interval(cell.clusters(_DIFF), confidence)
-    scores = [
-        cluster_t_interval(cell.clusters(row), confidence, SCORE_BOUNDS)
-        for row in (_WITH, _WITHOUT)
-    ]
-    return [Interval(lo=lo, hi=hi) for lo, hi in (gain, *scores)]
-
-
-def _intervals(
-    cells: Sequence[PairedArms],
-    keep: set[int],
-    *,
-    bootstrap: int,
-    seed: int,
-    confidence: float,
-    rows: tuple[int, ...] = (_DIFF, _WITH, _WITHOUT),
-) -> tuple[list[list[Interval]], dict[int, np.ndarray]]:
-    """Every cell's intervals (gain, score with, score without; by the bootstrap only those of
-    ``rows``), and the gain draws of the cells in ``keep``.
-
-    Bootstrap draws are made only where used (a percentile interval, or a kept cell), with one
-    counts matrix per distinct clustering and one product per block of columns.
-    """
-    bounds = [_t_intervals(c, confidence) if c.method == "cluster_t" else [] for c in cells]
-    kept: dict[int, np.ndarray] = {}
-    groups: dict[tuple[ClusterLevel, tuple[str, ...]], list[int]] = {}
-    for i, c in enumerate(cells):
-        if c.method == "percentile_bootstrap" or i in keep:
-            groups.setdefault((c.level, c.ids), []).append(i)
-    for (level, ids), members in groups.items():
-        counts = resample_counts(seed, level, ids, bootstrap)
-        columns = [
-            (i, row)
-            for i in members
-            for row in (rows if cells[i].method == "percentile_bootstrap" else (_DIFF,))
-        ]
-        for start in range(0, len(columns), _BLOCK_COLUMNS):
-            block = columns[start : start + _BLOCK_COLUMNS]
-            draws, where = _draws(counts, [(cells[i], row) for i, row in block])
-            ends = row_intervals(draws, confidence)
-            for (i, row), j in zip(block, where, strict=True):
-                if cells[i].method == "percentile_bootstrap":
-                    bounds[i].append(Interval(lo=ends[j, 0], hi=ends[j, 1]))
-                if row == _DIFF and i in keep:
-                    kept[i] = draws[j].copy()
-    return bounds, kept
-
-
-def _draws(
-    counts: np.ndarray, quantities: Sequence[tuple[PairedArms, int]]
-) -> tuple[np.ndarray, list[int]]:
-    """Bootstrap draws of each (cell, row) quantity under ``counts``: (counts @ scaled sums) /
-    (counts @ scaled sizes), one row per distinct quantity (cells of one condition share
-    their baseline's), and the row of each quantity."""
-    distinct: dict[tuple[bytes, bytes], int] = {}
-    numerators: list[np.ndarray] = []
-    denominators: list[np.ndarray] = []
-    where = []
-    for cell, row in quantities:
-        sizes = cell.sizes * cell.scale
-        key = (cell.sums[row].tobytes(), sizes.tobytes())
-        if key not in distinct:
-            distinct[key] = len(numerators)
-            numerators.append(cell.sums[row])
-            denominators.append(sizes)
-        where.append(distinct[key])
-    sizes_distinct: dict[bytes, int] = {}
-    size_columns: list[np.ndarray] = []
-    size_of = []
-    for sizes in denominators:
-        if sizes.tobytes() not in sizes_distinct:
-            sizes_distinct[sizes.tobytes()] = len(size_columns)
-            size_columns.append(sizes)
-        size_of.append(sizes_distinct[sizes.tobytes()])
-    resampled_sizes = np.stack(size_columns) @ counts.T
-    draws = (np.stack(numerators) @ counts.T) / resampled_sizes[size_of]
-    return draws, where
+def _interval(estimate: Estimate, confidence: float, bounds: tuple[float, float]) -> Interval:
+    lo, hi = estimate.interval(confidence, bounds)
+    return Interval(lo=lo, hi=hi)
 
 
 def _retention(
-    cell: PairedArms,
-    source: PairedArms,
-    draws: np.ndarray,
-    source_draws: np.ndarray,
-    source_ci: Interval,
-    confidence: float,
-) -> Retention | str:
-    """Retention of ``cell`` against its ``source``, or the reason it is not reported."""
-    source_gain = source.mean(_DIFF)
-    if source_ci.lo <= TOLERANCE or source_gain <= TOLERANCE:
-        return (
-            f"source gain {source_gain:.3f} has interval [{source_ci.lo:.3f}, "
-            f"{source_ci.hi:.3f}], not above 0"
-        )
-    ratios = np.divide(
-        draws, source_draws, out=np.full_like(draws, np.nan), where=source_draws != 0
+    cell: PairedArms, source: PairedArms, confidence: float
+) -> tuple[Retention | None, RetentionStatus, str | None]:
+    target_gains, source_gains = cell.gains(), source.gains()
+    shared = target_gains.keys() & source_gains.keys()
+    covariance = stratified_covariance(
+        cell.strata[_DIFF], cell.scale, source.strata[_DIFF], source.scale
     )
-    lo, hi = percentile_interval(ratios, confidence)
-    return Retention(
-        value=cell.mean(_DIFF) / source_gain,
-        ci=Interval(lo=lo, hi=hi),
-        source_gain=source_gain,
-        source_gain_ci=source_ci,
-        shared_draws=(cell.level, cell.ids) == (source.level, source.ids),
+    return retention(
+        cell.estimate(_DIFF),
+        source.estimate(_DIFF),
+        covariance,
+        len(shared),
+        identical=target_gains == source_gains,
+        confidence=confidence,
     )
-
-
-def _p_negative(
-    cells: Sequence[PairedArms], *, bootstrap: int, seed: int
-) -> list[tuple[float, FlipMethod]]:
-    """Each cell's sign-flip p-value: exact up to ``EXACT_LIMIT`` non-zero clusters, else Monte
-    Carlo over the sign patterns shared by every cell with the same clusters."""
-    out: list[tuple[float, FlipMethod] | None] = []
-    groups: dict[tuple[ClusterLevel, tuple[str, ...]], list[int]] = {}
-    for i, c in enumerate(cells):
-        sums = c.sums[_DIFF]
-        nonzero = sums[sums != 0.0]
-        if len(nonzero) <= EXACT_LIMIT:
-            out.append((exact_flip_p(nonzero, float(sums.sum()), bootstrap), "exact"))
-        else:
-            out.append(None)
-            groups.setdefault((c.level, c.ids), []).append(i)
-    for (level, ids), members in groups.items():
-        flags = flip_patterns(seed, level, ids, bootstrap)
-        for start in range(0, len(members), _BLOCK_COLUMNS):
-            block = members[start : start + _BLOCK_COLUMNS]
-            sums = np.stack([cells[i].sums[_DIFF] for i in block], axis=1)
-            totals = sums.sum(axis=0)
-            # A pattern's sum is the total less twice the flipped clusters' sums (exact).
-            hits = np.count_nonzero(totals - 2.0 * (flags @ sums) <= totals, axis=0)
-            for i, h in zip(block, hits, strict=True):
-                out[i] = (monte_carlo_flip_p(int(h), bootstrap), "monte_carlo")
-    return [x for x in out if x is not None]
 
 
 def cells_metrics(
     cells: Sequence[PairedArms],
     sources: Sequence[int | None],
     *,
-    bootstrap: int = 10_000,
-    seed: int,
     confidence: float = 0.95,
 ) -> list[CellMetrics]:
     """Metrics of every cell; ``sources[i]`` is the index of cell i's source cell, or None.
 
-    Cell i's numbers depend only on its own arms, its source cell's arms and the settings, never
-    on the other cells: every draw comes from ``seed`` and the clusters it resamples.
+    Cell i's numbers depend only on its own arms, its source cell's arms and ``confidence``.
     """
-    _check_settings(bootstrap, seed, confidence)
-    keep = {i for i, s in enumerate(sources) if s is not None}
-    keep |= {s for s in sources if s is not None}
-    bounds, draws = _intervals(cells, keep, bootstrap=bootstrap, seed=seed, confidence=confidence)
-    flips = _p_negative(cells, bootstrap=bootstrap, seed=seed)
+    _check_confidence(confidence)
     summaries: dict[tuple[int, tuple[str, ...]], ArmSummary] = {}
 
     def summary(arm: ArmOutcomes, tasks: list[str]) -> ArmSummary:
@@ -464,56 +383,61 @@ def cells_metrics(
     out = []
     for i, cell in enumerate(cells):
         s = sources[i]
-        retention: Retention | str = "no source cell given"
-        if s is not None:
-            retention = _retention(cell, cells[s], draws[i], draws[s], bounds[s][0], confidence)
-        arms = (summary(cell.with_arm, cell.tasks), summary(cell.without_arm, cell.tasks))
-        out.append(
-            _metrics(cell, bounds[i], flips[i], retention, arms, bootstrap, seed, confidence)
+        kept: tuple[Retention | None, RetentionStatus, str | None] = (
+            None,
+            "no_source_cell",
+            "no source cell given",
         )
+        if s is not None:
+            kept = _retention(cell, cells[s], confidence)
+        arms = (summary(cell.with_arm, cell.tasks), summary(cell.without_arm, cell.tasks))
+        out.append(_metrics(cell, kept, arms, confidence))
     return out
+
+
+def _variation(cell: PairedArms, gain: Estimate) -> Variation:
+    if cell.identical:
+        return "identical"
+    return "varied" if gain.varied else "no_variation"
 
 
 def _metrics(
     cell: PairedArms,
-    bounds: list[Interval],
-    flip: tuple[float, FlipMethod],
-    retention: Retention | str,
+    kept: tuple[Retention | None, RetentionStatus, str | None],
     arms: tuple[ArmSummary, ArmSummary],
-    bootstrap: int,
-    seed: int,
     confidence: float,
 ) -> CellMetrics:
-    gain_ci, with_ci, without_ci = bounds
-    score_with, score_without = cell.mean(_WITH), cell.mean(_WITHOUT)
+    gain, with_, without = (cell.estimate(row) for row in (_DIFF, _WITH, _WITHOUT))
+    gain_ci = _interval(gain, confidence, GAIN_BOUNDS)
     n_tasks = len(cell.tasks)
-    ceiling = score_without >= CEILING - TOLERANCE
+    at_ceiling = without.mean >= CEILING - TOLERANCE
     return CellMetrics(
-        seed=seed,
-        bootstrap=bootstrap,
         confidence=confidence,
         n_tasks=n_tasks,
         n_dropped_tasks=cell.dropped,
-        cluster_level=cell.level,
-        n_clusters=len(cell.ids),
-        few_clusters=cell.level == "family" and len(cell.ids) < FEW_FAMILIES,
-        score_with=score_with,
-        score_without=score_without,
-        score_with_ci=with_ci,
-        score_without_ci=without_ci,
-        gain=cell.mean(_DIFF),
+        n_families=len(cell.strata[_DIFF]),
+        score_with=with_.mean,
+        score_without=without.mean,
+        score_with_ci=_interval(with_, confidence, SCORE_BOUNDS),
+        score_without_ci=_interval(without, confidence, SCORE_BOUNDS),
+        gain=gain.mean,
         gain_ci=gain_ci,
+        gain_se=gain.se,
+        df=gain.df,
         interval_method=cell.method,
-        p_negative=flip[0],
-        p_negative_method=flip[1],
+        mde=minimum_detectable_gain(gain.se, gain.df, confidence=confidence),
+        variation=_variation(cell, gain),
+        p_negative=gain.p_below_zero(),
+        critical=cell.critical,
         sign_test=cell.sign_test,
         net_win=(cell.sign_test.wins - cell.sign_test.losses) / n_tasks,
-        loo=_leave_one_out(cell),
-        retention=retention if isinstance(retention, Retention) else None,
-        retention_reason=retention if isinstance(retention, str) else None,
-        obsolete=ceiling and max(-gain_ci.lo, gain_ci.hi) <= OBSOLETE_MARGIN + TOLERANCE,
-        ceiling=ceiling,
-        floor=score_with <= TOLERANCE and score_without <= TOLERANCE,
+        loo=_leave_one_out(cell, gain.mean),
+        retention=kept[0],
+        retention_status=kept[1],
+        retention_reason=kept[2],
+        obsolete=at_ceiling and max(-gain_ci.lo, gain_ci.hi) <= OBSOLETE_MARGIN + TOLERANCE,
+        ceiling=at_ceiling and gain_ci.hi >= -TOLERANCE,
+        floor=with_.mean <= TOLERANCE and without.mean <= TOLERANCE,
         provisional=n_tasks < PROVISIONAL_BELOW,
         with_arm=arms[0],
         without_arm=arms[1],
@@ -524,40 +448,88 @@ def cell_metrics(
     with_arm: ArmOutcomes,
     without_arm: ArmOutcomes,
     *,
-    bootstrap: int = 10_000,
-    seed: int,
     source: tuple[ArmOutcomes, ArmOutcomes] | None = None,
     confidence: float = 0.95,
 ) -> CellMetrics:
-    """Metrics of one cell: scores, gain with intervals and p-value, sign test, flags, per arm.
+    """Metrics of one cell: scores, gain with intervals and p-value, tests, flags, per arm.
 
     ``source`` is the (with, without) pair of the same submission in the source condition;
-    given it, retention is reported where the source cell's own gain interval lies above 0.
-    The numbers are those ``cells_metrics`` gives the cell inside a whole matrix. Raises
-    ``ReportError`` when no task has a valid trial in both arms.
+    given it, retention is reported where the source gain is precise. The numbers are those
+    ``cells_metrics`` gives the cell inside a whole matrix. Raises ``ReportError`` when no task
+    has a valid trial in both arms.
     """
-    _check_settings(bootstrap, seed, confidence)
+    _check_confidence(confidence)
     cells = [pair_arms(with_arm, without_arm)]
     if source is not None:
         cells.append(pair_arms(*source, what="source cell"))
     sources = [1, None] if source is not None else [None]
-    return cells_metrics(cells, sources, bootstrap=bootstrap, seed=seed, confidence=confidence)[0]
+    return cells_metrics(cells, sources, confidence=confidence)[0]
 
 
-def apply_fdr(cells: Sequence[CellMetrics], q: float = 0.05) -> list[CellMetrics]:
-    """Decide negative transfer across all reported cells: Benjamini-Hochberg on p_negative."""
-    decisions = benjamini_hochberg([c.p_negative for c in cells], q)
-    return [
-        c.model_copy(update={"negative_transfer": d, "fdr_q": q})
-        for c, d in zip(cells, decisions, strict=True)
-    ]
+def _smallest_p(c: CriticalTest) -> float:
+    """The smallest p-value McNemar's test can give with this many discordant pairs."""
+    return binomial_sign_test(c.with_only + c.baseline_only, 0)
+
+
+def two_sided(p_below: float) -> float:
+    """The two-sided p-value of a t-test from its lower-tail one."""
+    return min(1.0, 2.0 * min(p_below, 1.0 - p_below))
+
+
+def apply_fdr(
+    cells: Sequence[CellMetrics],
+    q: float = 0.05,
+    *,
+    families: Sequence[TestFamily] | None = None,
+    duplicate_of: Sequence[int | None] | None = None,
+) -> list[CellMetrics]:
+    """Decide negative transfer and critical excess by Benjamini-Hochberg, per test family.
+
+    ``families`` gives each cell's family (default: every cell an artifact cell). Artifact
+    cells: one BH family of their p_negative values and another of their critical p-values,
+    screened to the cells whose discordant pairs could reach q at all
+    (``screened_benjamini_hochberg``).
+    Noise checks: one BH family of their two-sided gain and critical p-values together, each
+    cell's ``noise_differs`` true when either is rejected. Duplicates take the decisions of the
+    cell ``duplicate_of[i]`` (which must not be a duplicate) and are not counted.
+    """
+    fams = list(families) if families is not None else ["artifacts"] * len(cells)
+    dups = list(duplicate_of) if duplicate_of is not None else [None] * len(cells)
+    if len(fams) != len(cells) or len(dups) != len(cells):
+        raise ReportError("apply_fdr needs one family and one duplicate_of entry per cell")
+    art = [i for i, f in enumerate(fams) if f == "artifacts"]
+    noise = [i for i, f in enumerate(fams) if f == "noise_check"]
+    negative = benjamini_hochberg([cells[i].p_negative for i in art], q)
+    critical = screened_benjamini_hochberg(
+        [cells[i].critical.p for i in art], [_smallest_p(cells[i].critical) for i in art], q
+    )
+    noisy = screened_benjamini_hochberg(
+        [two_sided(cells[i].p_negative) for i in noise] + [cells[i].critical.p for i in noise],
+        [0.0] * len(noise) + [_smallest_p(cells[i].critical) for i in noise],
+        q,
+    )
+    update: dict[int, dict[str, object]] = {}
+    for j, i in enumerate(art):
+        update[i] = {"negative_transfer": negative[j], "critical_excess": critical[j]}
+    for j, i in enumerate(noise):
+        update[i] = {"noise_differs": noisy[j] or noisy[len(noise) + j]}
+    out = []
+    for i, c in enumerate(cells):
+        if fams[i] == "duplicate":
+            d = dups[i]
+            if d is None or fams[d] == "duplicate":
+                raise ReportError(f"cell {i} is a duplicate of no decided cell")
+            decided = update[d]
+        else:
+            decided = update[i]
+        out.append(c.model_copy(update={**decided, "test_family": fams[i], "fdr_q": q}))
+    return out
 
 
 class GainDifference(_Frozen):
     """Adapted gain minus frozen gain over the tasks valid in all three arms (adapted, frozen,
     baseline). The baseline is the same in both gains, so this is the mean over tasks of
-    (adapted score - frozen score); its interval is computed as a gain's, over the same task
-    clusters (percentile bootstrap for one family of at least 20 tasks, else the t-interval)."""
+    (adapted score - frozen score); its interval is computed as a gain's."""
 
     value: float = Field(description="Mean over tasks of (adapted score - frozen score).")
     ci: Interval = Field(description="Interval of the difference, by interval_method.")
@@ -581,27 +553,22 @@ def pair_for_difference(
 
 
 def gain_differences(
-    pairs: Sequence[PairedArms],
-    *,
-    bootstrap: int = 10_000,
-    seed: int,
-    confidence: float = 0.95,
+    pairs: Sequence[PairedArms], *, confidence: float = 0.95
 ) -> list[GainDifference]:
-    """Adapted gain minus frozen gain of each ``pair_for_difference`` pair; the bootstrap draws
-    are the shared ones of each pair's clusters (``resample_counts``)."""
-    _check_settings(bootstrap, seed, confidence)
-    bounds, _ = _intervals(
-        pairs, set(), bootstrap=bootstrap, seed=seed, confidence=confidence, rows=(_DIFF,)
-    )
-    return [
-        GainDifference(
-            value=p.mean(_DIFF),
-            ci=b[0],
-            interval_method=p.method,
-            n_tasks=len(p.tasks),
+    """Adapted gain minus frozen gain of each ``pair_for_difference`` pair."""
+    _check_confidence(confidence)
+    out = []
+    for p in pairs:
+        estimate = p.estimate(_DIFF)
+        out.append(
+            GainDifference(
+                value=estimate.mean,
+                ci=_interval(estimate, confidence, GAIN_BOUNDS),
+                interval_method=p.method,
+                n_tasks=len(p.tasks),
+            )
         )
-        for p, b in zip(pairs, bounds, strict=True)
-    ]
+    return out
 
 
 def gain_difference(
@@ -609,12 +576,9 @@ def gain_difference(
     frozen: ArmOutcomes,
     baseline: ArmOutcomes,
     *,
-    bootstrap: int = 10_000,
-    seed: int,
     confidence: float = 0.95,
 ) -> GainDifference:
     """Adapted gain minus frozen gain of one cell, paired by task (``gain_differences``).
     Raises ``ReportError`` when no task is valid in all three arms."""
-    _check_settings(bootstrap, seed, confidence)
     pair = pair_for_difference(adapted, frozen, baseline)
-    return gain_differences([pair], bootstrap=bootstrap, seed=seed, confidence=confidence)[0]
+    return gain_differences([pair], confidence=confidence)[0]

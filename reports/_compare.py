@@ -1,24 +1,36 @@
 """Two releases side by side: cells matched by content, how far each moved, changes of rank.
 
-Cells match on phase, submission (name@version) and the condition's content: target ids are
-keyed per cycle, so the same condition has another id in every cycle, but the same canonical
-JSON (``Condition.id`` of it is the ``content`` below).
+Cells match on phase, submission and the condition's content: target ids are keyed per cycle,
+so the same condition has another id in every cycle, but the same canonical JSON
+(``Condition.id`` of it is the ``content`` below). A submission of A is the one of B with the
+same name@version, unless the caller maps it to another (a renamed bundle); one that neither
+names nor a map pairs is paired with the submission of B holding the same bundle apart from its
+name and version (read from the releases' published artifacts), when exactly one does.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 from statistics import fmean
+from typing import Literal
 
+import rfc8785
 from pydantic import BaseModel, ConfigDict, Field
 
+from drift import capped_bytes
 from reports._cell import Interval
 from reports._load import check_cells_conditions
 from reports._matrix import Cell
+from reports._published import artifact_name
 from reports._release import RELEASE_FILE, ReleaseStatement
 from reports._render import condition_label
 from reports._verify import read_release
+from reports.errors import ReportError
+from submissions import MAX_BUNDLE_BYTES, shown
 
 TOLERANCE = 1e-9
 """Gains closer than this are equal (means of small-integer ratios computed in floats)."""
@@ -41,7 +53,10 @@ class CellRef(_Frozen):
     """A cell, named so that it can be found in either release."""
 
     phase: str = Field(description="'frozen' or 'adapted'.")
-    submission: str = Field(description="name@version of the submission.")
+    submission: str = Field(description="name@version of the submission (in A if in both).")
+    submission_b: str | None = Field(
+        default=None, description="Its name@version in B where that differs (renamed)."
+    )
     condition: str = Field(description="Condition label (what differs from the source).")
     content: str = Field(
         description="Public id of the condition's canonical JSON: the same in every cycle."
@@ -81,11 +96,25 @@ class RankChange(_Frozen):
     targets: int = Field(description="Target conditions the means are over.")
 
 
+class Renamed(_Frozen):
+    """A submission of A paired with one of B under another name@version."""
+
+    a: str = Field(description="name@version in A.")
+    b: str = Field(description="name@version in B.")
+    by: Literal["map", "content"] = Field(
+        description="'map': the caller said so; 'content': B holds the same bundle apart from "
+        "its name and version."
+    )
+
+
 class ReleaseComparison(_Frozen):
     """Release B against release A."""
 
     a: ComparedRelease = Field(description="Release A.")
     b: ComparedRelease = Field(description="Release B.")
+    renamed: tuple[Renamed, ...] = Field(
+        default=(), description="Submissions paired under another name, by name in A."
+    )
     moves: tuple[CellMove, ...] = Field(
         description="Every cell in both releases, largest |delta| first."
     )
@@ -104,22 +133,109 @@ class ReleaseComparison(_Frozen):
 
 
 _Key = tuple[str, str, str]
-"""phase, submission, condition content."""
+"""phase, submission (its name@version in B when paired), condition content."""
 
 
-def _cells(r: ReleaseStatement) -> dict[_Key, list[tuple[CellRef, Cell]]]:
+def _label(name: str, version: str) -> str:
+    return f"{name}@{version}"
+
+
+def _same_bundle_key(folder: Path, bundle_hash: str) -> str | None:
+    """SHA-256 of the published bundle ``bundle_hash`` without its name and version; None when
+    its artifact file is absent, unreadable or not that bundle."""
+    data, problem = capped_bytes(folder / artifact_name(bundle_hash), MAX_BUNDLE_BYTES)
+    if problem is not None or hashlib.sha256(data).hexdigest() != bundle_hash:
+        return None
+    try:
+        bundle = json.loads(data)
+        del bundle["manifest"]["name"], bundle["manifest"]["version"]
+    except (ValueError, TypeError, KeyError):
+        return None
+    return hashlib.sha256(rfc8785.dumps(bundle)).hexdigest()
+
+
+def _check_map(renamed: Mapping[str, str], in_a: list[str], in_b: list[str]) -> None:
+    for old, new in renamed.items():
+        for label, side, listed in ((old, "A", in_a), (new, "B", in_b)):
+            if label not in listed:
+                raise ReportError(
+                    f"--map {shown(old)}={shown(new)}: release {side} has no submission "
+                    f"{shown(label)}",
+                    f"release {side}'s submissions: {', '.join(shown(s) for s in listed)}",
+                )
+    targets = list(renamed.values())
+    twice = next((t for t in targets if targets.count(t) > 1), None)
+    if twice is not None:
+        raise ReportError(
+            f"--map names {shown(twice)} of release B for two submissions of A",
+            "map each submission of A to a different one of B",
+        )
+
+
+def _unpaired_keys(r: ReleaseStatement, folder: Path, paired: set[str]) -> dict[str, str | None]:
+    """name@version → same-bundle key, for the submissions not in ``paired`` (None: a name
+    with two bundles, or a bundle whose artifact cannot be read)."""
+    hashes: dict[str, set[str]] = defaultdict(set)
+    for s in r.submissions:
+        hashes[_label(s.name, s.version)].add(s.bundle_hash)
+    return {
+        label: _same_bundle_key(folder, next(iter(h))) if len(h) == 1 else None
+        for label, h in hashes.items()
+        if label not in paired
+    }
+
+
+def _pairing(
+    ra: ReleaseStatement, rb: ReleaseStatement, dirs: tuple[Path, Path], renamed: Mapping[str, str]
+) -> tuple[dict[str, str], list[Renamed]]:
+    """name@version in A → in B, for the submissions paired; and those paired under another
+    name."""
+    in_a = list(dict.fromkeys(_label(s.name, s.version) for s in ra.submissions))
+    in_b = list(dict.fromkeys(_label(s.name, s.version) for s in rb.submissions))
+    _check_map(renamed, in_a, in_b)
+    pairs = dict(renamed)
+    for label in in_a:
+        if label not in pairs and label in in_b and label not in pairs.values():
+            pairs[label] = label
+    keys_a = _unpaired_keys(ra, dirs[0], set(pairs))
+    keys_b = _unpaired_keys(rb, dirs[1], set(pairs.values()))
+    found = [Renamed(a=old, b=new, by="map") for old, new in renamed.items()]
+    for label, key in keys_a.items():
+        same_a = [a for a, k in keys_a.items() if k == key]
+        same_b = [b for b, k in keys_b.items() if k == key]
+        if key is not None and len(same_a) == 1 and len(same_b) == 1:
+            pairs[label] = same_b[0]
+            found.append(Renamed(a=label, b=same_b[0], by="content"))
+    return pairs, sorted(found, key=lambda r: r.a)
+
+
+def _cells(
+    r: ReleaseStatement, side: str, pairs: Mapping[str, str]
+) -> dict[_Key, list[tuple[CellRef, Cell]]]:
+    """The cells of one side by key; ``pairs`` gives A's submissions their B name (A side) or
+    says which of B's are paired (B side)."""
     source = r.conditions[0].condition
     by_id = {c.id: c for c in r.conditions}
+    paired_b = {b: a for a, b in pairs.items()}
     out: dict[_Key, list[tuple[CellRef, Cell]]] = defaultdict(list)
     for cell in r.cells:
         c = by_id[cell.condition_id]
+        name_a: str | None = cell.submission
+        name_b: str | None = cell.submission
+        if side == "A":
+            name_b = pairs.get(cell.submission)
+        else:
+            name_a = paired_b.get(cell.submission)
         ref = CellRef(
             phase=cell.phase,
-            submission=cell.submission,
+            submission=name_a or cell.submission,
+            submission_b=name_b if name_a is not None and name_b != name_a else None,
             condition=condition_label(c, source),
             content=c.condition.id,
         )
-        out[(cell.phase, cell.submission, ref.content)].append((ref, cell))
+        # an unpaired submission is keyed apart: it cannot meet a paired one of the same name
+        who = name_b if name_a is not None and name_b is not None else f"{side}:{cell.submission}"
+        out[(cell.phase, who, ref.content)].append((ref, cell))
     return out
 
 
@@ -204,13 +320,18 @@ def _rank_changes(moves: list[CellMove], targets: set[str]) -> list[RankChange]:
     return out
 
 
-def compare_releases(a_path: Path, b_path: Path) -> ReleaseComparison:
+def compare_releases(
+    a_path: Path, b_path: Path, renamed: Mapping[str, str] | None = None
+) -> ReleaseComparison:
     """Compare release B with release A (each a release.json or its directory); reads both,
-    verifies neither."""
+    verifies neither. ``renamed`` maps submissions of A (name@version) to those of B they are
+    to be compared with; see the module for the other pairings."""
     ra, rb = read_release(a_path).release, read_release(b_path).release
     check_cells_conditions(ra, a_path)
     check_cells_conditions(rb, b_path)
-    ca, cb = _cells(ra), _cells(rb)
+    dirs = (_folder(a_path), _folder(b_path))
+    pairs, found = _pairing(ra, rb, dirs, renamed or {})
+    ca, cb = _cells(ra, "A", pairs), _cells(rb, "B", pairs)
     moves: list[CellMove] = []
     only_a: list[CellRef] = []
     only_b: list[CellRef] = []
@@ -225,11 +346,16 @@ def compare_releases(a_path: Path, b_path: Path) -> ReleaseComparison:
     return ReleaseComparison(
         a=_compared(a_path, ra),
         b=_compared(b_path, rb),
+        renamed=tuple(found),
         moves=tuple(sorted(moves, key=lambda m: -abs(m.delta))),
         only_a=tuple(only_a),
         only_b=tuple(only_b),
         ranks=tuple(_rank_changes(moves, targets)),
     )
+
+
+def _folder(path: Path) -> Path:
+    return path if path.is_dir() else path.parent
 
 
 def _compared(path: Path, r: ReleaseStatement) -> ComparedRelease:

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reports._cell import CEILING, FEW_FAMILIES, OBSOLETE_MARGIN, PROVISIONAL_BELOW, CellMetrics
+from reports._cell import CEILING, OBSOLETE_MARGIN, PROVISIONAL_BELOW, CellMetrics
 from reports._matrix import Cell
 from reports._stats_arms import ArmSummary
 
@@ -23,33 +23,38 @@ Severity = Literal["critical", "negative", "caution", "info"]
 SEVERITIES: tuple[Severity, ...] = ("critical", "negative", "caution", "info")
 """The severities, worst first (the order of ``cell_flags``)."""
 
-FEW_FAMILIES_MARK = "†"
-"""Shown after the gain of a cell that resamples fewer than 5 families."""
-
-NO_SOURCE_CELL = "no source cell given"
-"""Retention's reason in a source cell (no flag: retention is defined against it)."""
-
-
 FLAG_MEANINGS: dict[str, str] = {
     "leak": "the leak gate found sealed test-task text in the submission's artifacts",
-    "critical": "the artifacts caused more silent uses of changed semantics with effect (wrong "
-    "actions) than the baseline had",
+    "critical": "the artifacts caused significantly more silent uses of changed semantics with "
+    "effect (wrong actions) than the baseline had (exact paired test, BH-controlled)",
+    "noise-check-failed": "the no-artifacts submission differs from the baseline beyond noise "
+    "(BH across the noise checks): the benchmark is noisier than its statistics assume here",
     "negative-wrong-actions": "gain reliably below 0 (BH-controlled), lost to failed or "
     "critical trials",
     "negative-safe-stops": "gain reliably below 0 (BH-controlled), lost mostly to safe stops on "
     "a detected interface change",
-    "fragile": "a gain that looks decided changes sign when one task or family is left out",
-    "ceiling": f"baseline at or above {CEILING}: little room for a gain",
+    "fragile": "a gain that looks decided changes sign when one task is left out",
+    "ceiling": f"baseline at or above {CEILING} and the gain not reliably negative: little room "
+    "for a gain",
     "floor": "both arms failed every task",
     "provisional": f"fewer than {PROVISIONAL_BELOW} tasks paired",
-    "few-families": f"fewer than {FEW_FAMILIES} task families: negative transfer cannot be shown",
     "invalid": "infrastructure-invalid trials accepted in the cell's two arms, and tasks dropped "
     "for them",
+    "no-variation": "every task of each family has the same gain: the interval is the floor of "
+    "its standard error, not an estimate of spread",
+    "more-critical": "more critical trials with the artifacts than without, but not "
+    "significantly more: it may be noise",
     "baseline-critical": "the baseline's own critical failures, not caused by the artifacts",
+    "identical": "every trial with the artifacts had its paired baseline trial's outcome: the "
+    "artifacts changed nothing here",
     "obsolete": f"baseline at or above {CEILING} and gain within ±{OBSOLETE_MARGIN}: the "
     "artifacts add nothing",
     "safe-stops": "trials with the artifacts that stopped on a detected interface change (no "
     "success, no wrong action)",
+    "retention-identical": "the target's per-task gains equal the source's: retention is 1, "
+    "with nothing to estimate",
+    "unstable": "retention not reported: the source gain is above 0 but not precise (its lower "
+    "bound is below half its value)",
     "no-retention": "retention not reported: the source gain's interval does not lie above 0",
 }
 """What each flag code means in general (a cell's ``Flag.explanation`` says it with its numbers)."""
@@ -75,19 +80,45 @@ def _valid(arm: ArmSummary) -> int:
     return arm.trials - arm.invalid
 
 
+def _critical_test_text(m: CellMetrics) -> str:
+    c = m.critical
+    return (
+        f"of {c.pairs} paired trials {c.with_only} were critical only with the artifacts and "
+        f"{c.baseline_only} only without (exact paired p = {c.p:.2g}"
+    )
+
+
 def _critical(m: CellMetrics) -> list[Flag]:
+    """CRITICAL where the excess is significant; otherwise what the counts are."""
     w, b = m.with_arm.critical, m.without_arm.critical
-    if w > b:
+    counts = (
+        f"{w} of {_valid(m.with_arm)} trials with the artifacts silently used changed semantics "
+        f"with effect (a wrong action), against {b} of {_valid(m.without_arm)} without them"
+    )
+    if m.critical_excess:
         return [
             Flag(
                 code="critical",
                 label=f"CRITICAL {w} (base {b})",
                 severity="critical",
                 explanation=(
-                    f"{w} of {_valid(m.with_arm)} trials with the artifacts silently used changed "
-                    f"semantics with effect (a wrong action), against {b} of "
-                    f"{_valid(m.without_arm)} without them: the artifacts caused {w - b} more."
+                    f"{counts}; {_critical_test_text(m)}, significant by Benjamini-Hochberg at "
+                    f"q = {m.fdr_q}): the artifacts caused the excess."
                 ),
+            )
+        ]
+    if w > b:
+        decided = (
+            "not significant by Benjamini-Hochberg"
+            if m.critical_excess is not None
+            else "no test across the artifact cells"
+        )
+        return [
+            Flag(
+                code="more-critical",
+                label=f"critical {w} (base {b}) n.s.",
+                severity="caution" if m.critical_excess is not None else "info",
+                explanation=f"{counts}; {_critical_test_text(m)}, {decided}): it may be noise.",
             )
         ]
     if b:
@@ -104,6 +135,25 @@ def _critical(m: CellMetrics) -> list[Flag]:
             )
         ]
     return []
+
+
+def _noise_check(m: CellMetrics) -> list[Flag]:
+    if not m.noise_differs:
+        return []
+    return [
+        Flag(
+            code="noise-check-failed",
+            label="NOISE CHECK FAILED",
+            severity="negative",
+            explanation=(
+                f"This submission has no artifacts, yet its gain {m.gain:+.2f} "
+                f"[{m.gain_ci.lo:+.2f}, {m.gain_ci.hi:+.2f}] or its critical count "
+                f"({m.with_arm.critical} against {m.without_arm.critical}) differs from the "
+                f"baseline by Benjamini-Hochberg at q = {m.fdr_q} over the noise checks: "
+                "differences of this size elsewhere in the condition may be noise."
+            ),
+        )
+    ]
 
 
 def _negative(m: CellMetrics) -> list[Flag]:
@@ -146,7 +196,7 @@ def _negative(m: CellMetrics) -> list[Flag]:
 
 def _fragile(m: CellMetrics) -> list[Flag]:
     """A gain that looks decided (its interval excludes 0, or negative transfer) but changes
-    sign when one cluster is left out."""
+    sign when one task is left out."""
     loo = m.loo
     decided = m.gain_ci.lo > 0 or m.gain_ci.hi < 0 or m.negative_transfer
     if loo.sign_stable or not decided:
@@ -157,9 +207,9 @@ def _fragile(m: CellMetrics) -> list[Flag]:
             label="fragile",
             severity="caution",
             explanation=(
-                f"The gain {m.gain:+.2f} looks decided, but leaving out a single {loo.unit} moves "
-                f"it between {loo.min_gain:+.2f} and {loo.max_gain:+.2f}: its sign rests on one "
-                f"{loo.unit}."
+                f"The gain {m.gain:+.2f} looks decided, but leaving out a single task moves it "
+                f"between {loo.min_gain:+.2f} and {loo.max_gain:+.2f}: its sign rests on one "
+                "task."
             ),
         )
     ]
@@ -188,8 +238,8 @@ def _range(m: CellMetrics) -> list[Flag]:
                 label="ceiling",
                 severity="caution",
                 explanation=(
-                    f"The baseline scores {m.score_without:.2f} (at least {CEILING}), so there is "
-                    "little room left for a gain."
+                    f"The baseline scores {m.score_without:.2f} (at least {CEILING}) and the gain "
+                    "is not reliably negative, so there is little room left for a gain."
                 ),
             )
         )
@@ -209,7 +259,7 @@ def _range(m: CellMetrics) -> list[Flag]:
 
 
 def _sample(cell: Cell) -> list[Flag]:
-    """Provisional, few families, invalid or dropped."""
+    """Provisional, invalid or dropped, and trials without variation."""
     m, flags = cell.metrics, []
     if m.provisional:
         flags.append(
@@ -220,19 +270,6 @@ def _sample(cell: Cell) -> list[Flag]:
                 explanation=(
                     f"Only {m.n_tasks} tasks ran validly in both arms (fewer than "
                     f"{PROVISIONAL_BELOW}), too few for the numbers to mean much."
-                ),
-            )
-        )
-    if m.few_clusters:
-        flags.append(
-            Flag(
-                code="few-families",
-                label=f"{FEW_FAMILIES_MARK} {m.n_clusters} families",
-                severity="caution",
-                explanation=(
-                    f"The cell spans {m.n_clusters} task families (fewer than {FEW_FAMILIES}): its "
-                    "interval is a t-interval over family means and its sign-flip p is at least "
-                    f"1/2^{m.n_clusters}, too large to show negative transfer at q = 0.05."
                 ),
             )
         )
@@ -249,7 +286,38 @@ def _sample(cell: Cell) -> list[Flag]:
                 ),
             )
         )
-    return flags
+    return flags + _variation(m)
+
+
+def _variation(m: CellMetrics) -> list[Flag]:
+    """Identical trials, or no variation: the interval is the floor's, not a spread."""
+    if m.variation == "identical":
+        return [
+            Flag(
+                code="identical",
+                label="identical trials",
+                severity="info",
+                explanation=(
+                    f"Every one of the {_valid(m.with_arm)} trials with the artifacts had the "
+                    "outcome of its paired baseline trial: the artifacts changed nothing here, "
+                    f"and the interval ±{m.gain_ci.hi:.2f} is the floor of its standard error."
+                ),
+            )
+        ]
+    if m.variation == "no_variation":
+        return [
+            Flag(
+                code="no-variation",
+                label="no variation",
+                severity="caution",
+                explanation=(
+                    f"Every task of each family has the same gain, so the interval "
+                    f"[{m.gain_ci.lo:+.2f}, {m.gain_ci.hi:+.2f}] is the floor of its standard "
+                    "error, not an estimate of the spread between tasks."
+                ),
+            )
+        ]
+    return []
 
 
 def _notes(cell: Cell, stops_told: bool) -> list[Flag]:
@@ -269,17 +337,30 @@ def _notes(cell: Cell, stops_told: bool) -> list[Flag]:
                 ),
             )
         )
-    reason = m.retention_reason
-    if m.retention is None and reason and reason != NO_SOURCE_CELL:
-        flags.append(
-            Flag(
-                code="no-retention",
-                label="retention n/a",
-                severity="info",
-                explanation=f"Retention (target gain / source gain) is not reported: {reason}.",
-            )
+    return flags + _retention(m)
+
+
+_RETENTION_FLAGS = {
+    "identical_trials": ("retention-identical", "ret = 1 (identical)"),
+    "unstable": ("unstable", "retention unstable"),
+    "no_source_gain": ("no-retention", "retention n/a"),
+}
+
+
+def _retention(m: CellMetrics) -> list[Flag]:
+    """Why retention is not reported, where the cell has a source cell."""
+    if m.retention_status not in _RETENTION_FLAGS:
+        return []
+    code, label = _RETENTION_FLAGS[m.retention_status]
+    return [
+        Flag(
+            code=code,
+            label=label,
+            severity="info",
+            explanation=f"Retention (target gain / source gain) is not reported: "
+            f"{m.retention_reason}.",
         )
-    return flags
+    ]
 
 
 def _leak(cell: Cell) -> list[Flag]:
@@ -306,6 +387,7 @@ def cell_flags(cell: Cell) -> tuple[Flag, ...]:
     flags = [
         *_leak(cell),
         *_critical(m),
+        *_noise_check(m),
         *negative,
         *_fragile(m),
         *_range(m),

@@ -11,13 +11,13 @@ from __future__ import annotations
 import base64
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from conditions import AXES
 from reports._flags import cell_flags
 from reports._matrix import Cell
 from reports._release import SignedRelease
-from reports._render import SIM_NOTE, condition_label, submission_labels
+from reports._render import SIM_NOTE, condition_label, method_text, submission_labels
 from reports._stats_arms import OUTCOMES
 from reports._traces import trace_bytes, trace_name
 from reports.errors import ReportError
@@ -96,6 +96,30 @@ def _columns(records: list[TrialRecord]) -> dict[str, list[Any]]:
     return {name: [row[i] for row in rows] for i, name in enumerate(_TRIAL_COLUMNS)}
 
 
+CellKind = Literal["critical", "wrong", "stops", "noise", "gain", "loss", "neutral"]
+"""What happened in a cell, for its colour: ``critical`` (significantly more critical failures,
+or a leak), ``wrong`` (negative transfer through wrong actions), ``stops`` (negative transfer
+through safe stops), ``noise`` (a failed noise check), ``gain`` (interval above 0), ``loss`` (gain
+below 0, not decided negative) or ``neutral``."""
+
+
+def cell_kind(cell: Cell) -> CellKind:
+    """What happened in ``cell`` (see ``CellKind``), worst first."""
+    codes = {f.code for f in cell_flags(cell)}
+    m = cell.metrics
+    if codes & {"critical", "leak"}:
+        return "critical"
+    if "negative-wrong-actions" in codes:
+        return "wrong"
+    if "negative-safe-stops" in codes:
+        return "stops"
+    if "noise-check-failed" in codes:
+        return "noise"
+    if m.gain_ci.lo > 0:
+        return "gain"
+    return "loss" if m.gain < 0 else "neutral"
+
+
 def _cell(cell: Cell, labels: dict[str, str], counts: dict[str, Counter[str]]) -> Json:
     m = cell.metrics
     with_arm, without_arm = _cell_arms(cell)
@@ -107,16 +131,25 @@ def _cell(cell: Cell, labels: dict[str, str], counts: dict[str, Counter[str]]) -
         "submission": labels.get(cell.bundle_hash, shown(cell.submission)),
         "gain": m.gain,
         "ci": [m.gain_ci.lo, m.gain_ci.hi],
+        "kind": cell_kind(cell),
         "method": m.interval_method,
+        "method_text": method_text(m),
+        "se": m.gain_se,
+        "mde": m.mde,
+        "variation": m.variation,
+        "test_family": m.test_family,
+        "critical": m.critical.model_dump(mode="json"),
+        "critical_excess": m.critical_excess,
+        "noise_differs": m.noise_differs,
         "score_with": m.score_with,
         "score_without": m.score_without,
         "p_negative": m.p_negative,
         "negative": m.negative_transfer,
         "retention": None if m.retention is None else m.retention.model_dump(mode="json"),
+        "retention_status": m.retention_status,
         "retention_reason": m.retention_reason,
         "n_tasks": m.n_tasks,
-        "n_clusters": m.n_clusters,
-        "cluster_level": m.cluster_level,
+        "n_families": m.n_families,
         "dropped": cell.dropped_tasks,
         "invalid": cell.invalid_trials,
         "pass_hat_k": [m.with_arm.pass_hat_k, m.without_arm.pass_hat_k],
@@ -159,7 +192,6 @@ def report_data(release: SignedRelease, records: list[TrialRecord]) -> Json:
         "n_trials": r.n_trials,
         "tasks_per_split": r.evaluation.tasks_per_split,
         "k": r.evaluation.k,
-        "bootstrap": r.bootstrap,
         "confidence": sorted({c.metrics.confidence for c in r.cells}),
         "fdr_q": r.fdr_q,
         "accepted_invalid": r.accepted_invalid,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -14,6 +14,7 @@ from reports._cell import (
     CellMetrics,
     GainDifference,
     PairedArms,
+    TestFamily,
     apply_fdr,
     cells_metrics,
     gain_differences,
@@ -23,6 +24,7 @@ from reports._cell import (
 from reports._stats_arms import ArmOutcomes
 from reports.errors import ReportError
 from runner import TrialRecord
+from submissions import Bundle
 
 
 class Cell(BaseModel):
@@ -45,6 +47,11 @@ class Cell(BaseModel):
         default=None,
         description="Adapted cells: the adaptation, the frozen gain, the difference and cost.",
     )
+
+
+def noise_check_bundles(bundles: Iterable[Bundle]) -> frozenset[str]:
+    """Hashes of the ``bundles`` that hold no artifacts: their cells are the A/A noise check."""
+    return frozenset(b.hash for b in bundles if not b.manifest.artifacts)
 
 
 def _arm(records: Iterable[TrialRecord]) -> ArmOutcomes:
@@ -80,12 +87,11 @@ def build_matrix(
     *,
     conditions: Mapping[str, Condition],
     source_id: str,
-    seed: int,
-    bootstrap: int = 10_000,
     fdr_q: float = 0.05,
     adaptations: Sequence[ReleasedAdaptation] = (),
+    noise_checks: Collection[str] = (),
 ) -> list[Cell]:
-    """Every cell with both arms recorded, negative transfer decided by BH across all cells.
+    """Every cell with both arms recorded, its tests decided by BH across the artifact cells.
 
     Frozen cells pair each submission's trials with the baseline's in the same condition.
     Adapted cells, one per adaptation whose frozen cell exists, pair the adapted bundle's
@@ -93,11 +99,13 @@ def build_matrix(
     carry the adaptation (``AdaptedCell``); they are keyed by the submission's bundle hash.
     A target cell's retention is against the frozen cell of its bundle in ``source_id``.
 
-    Every random draw comes from ``seed`` and the clusters a cell resamples (``cells_metrics``),
-    so a cell's numbers follow from its own trials (and its source cell's) and do not depend on
-    which other cells are in the release, nor on the keyed condition ids. Each arm's outcomes
-    are built once, however many cells share it. ``conditions`` maps every condition id of
-    ``records`` to its condition.
+    A cell's numbers follow from its own trials (and its source cell's) and do not depend on
+    which other cells are in the release, nor on the keyed condition ids; only the BH decisions
+    look across cells. The cells of ``noise_checks`` (bundle hashes of submissions with no
+    artifacts) are the A/A check, tested in their own family; an adapted cell that reuses its
+    frozen trials is a duplicate, decided with its frozen cell. Each arm's outcomes are built
+    once, however many cells share it. ``conditions`` maps every condition id of ``records`` to
+    its condition.
     """
     unknown = sorted({r.condition_id for r in records} - conditions.keys())
     if unknown:
@@ -123,13 +131,13 @@ def build_matrix(
         index.get(("frozen", source_id, p.bundle)) if p.condition != source_id else None
         for p in planned
     ]
-    metrics = cells_metrics([p.paired for p in planned], sources, bootstrap=bootstrap, seed=seed)
+    metrics = cells_metrics([p.paired for p in planned], sources)
     adapted = [(i, p, p.adaptation) for i, p in enumerate(planned) if p.adaptation is not None]
     pairs = [_difference_pair(p, a, outcomes) for _, p, a in adapted]
     differences = dict(
         zip(
             (i for i, _, _ in adapted),
-            gain_differences(pairs, bootstrap=bootstrap, seed=seed),
+            gain_differences(pairs),
             strict=True,
         )
     )
@@ -137,8 +145,29 @@ def build_matrix(
         _cell(p, m, names, differences.get(i), frozen=metrics, index=index)
         for i, (p, m) in enumerate(zip(planned, metrics, strict=True))
     ]
-    decided = apply_fdr([c.metrics for c in cells], fdr_q) if cells else []
+    families, duplicate_of = _test_families(planned, index, noise_checks)
+    decided = apply_fdr(
+        [c.metrics for c in cells], fdr_q, families=families, duplicate_of=duplicate_of
+    )
     return [c.model_copy(update={"metrics": m}) for c, m in zip(cells, decided, strict=True)]
+
+
+def _test_families(
+    planned: Sequence[_Planned],
+    index: Mapping[tuple[str, str, str], int],
+    noise_checks: Collection[str],
+) -> tuple[list[TestFamily], list[int | None]]:
+    """Each cell's BH family, and for a duplicate the cell whose decisions it takes."""
+    families: list[TestFamily] = []
+    duplicate_of: list[int | None] = []
+    for p in planned:
+        if p.adaptation is not None and p.adaptation.reused:
+            families.append("duplicate")
+            duplicate_of.append(index[("frozen", p.condition, p.bundle)])
+            continue
+        families.append("noise_check" if p.bundle in noise_checks else "artifacts")
+        duplicate_of.append(None)
+    return families, duplicate_of
 
 
 Arms = dict[tuple[str, str, str], list[TrialRecord]]

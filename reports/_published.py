@@ -28,6 +28,7 @@ from benchmark.errors import BenchmarkError
 from conditions._wire import MAX_FILE_BYTES
 from drift import InterfaceVersion, VersionFile, capped_bytes
 from reports._calls import call_file, calls_name
+from reports._matrix import noise_check_bundles
 from reports._traces import compress_trace, trace_bytes, trace_name
 from reports.errors import ReportError
 from runner import TrialRecord
@@ -230,3 +231,19 @@ def check_interfaces(
                 REPUBLISH,
             )
     return len(refs)
+
+
+def published_noise_checks(
+    folder: Path, refs: tuple[FileRef, ...], submissions: list[str]
+) -> frozenset[str]:
+    """The ``submissions`` whose published bundle holds no artifacts (their cells are the A/A
+    noise check); read after ``check_artifacts`` has checked every bundle."""
+    by_name = {ref.name: ref for ref in refs}
+    bundles = [
+        Bundle.model_validate_json(
+            read_pinned(folder, by_name[artifact_name(h)], "artifact", MAX_BUNDLE_BYTES)
+        )
+        for h in submissions
+        if artifact_name(h) in by_name
+    ]
+    return noise_check_bundles(bundles)

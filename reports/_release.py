@@ -30,7 +30,7 @@ from reports._accounting import (
     require_complete,
 )
 from reports._adapted import ReleasedAdaptation, released_adaptations
-from reports._matrix import Cell, build_matrix
+from reports._matrix import Cell, build_matrix, noise_check_bundles
 from reports._publish import publish_files
 from reports._published import FileRef, published_files, released_bundles
 from reports._summary import WindowOverride, sandbox_counts, window_overrides
@@ -75,11 +75,13 @@ class ReleasedSubmission(_Frozen):
 class ReleaseStatement(_Frozen):
     """What the operator signs."""
 
-    v: Literal[5] = Field(
-        default=5,
+    v: Literal[6] = Field(
+        default=6,
         description="Format version: 2 adds the evaluation size, accounting and summary; 3 the "
         "red-team gate; 4 the adaptations, adapted cells and burned splits; 5 the published "
-        "traces, artifacts and interface files.",
+        "traces, artifacts and interface files; 6 closed-form cell statistics (CellMetrics v4: "
+        "stratified t intervals, the critical test, Fieller retention, test families; no "
+        "bootstrap).",
     )
     cycle: str = Field(description="Cycle id.")
     created_at: str = Field(description="When the release was built (RFC 3339, UTC).")
@@ -101,9 +103,8 @@ class ReleaseStatement(_Frozen):
         "interfaces/<id>.json (what `vwt drift show` and `vwt drift diff` read), by id."
     )
     ledger_head: str = Field(description="Hash of the cycle ledger's last entry.")
-    seed: int = Field(description="Seed of the bootstrap and sign-flip draws.")
-    bootstrap: int = Field(description="Bootstrap resamples per cell.")
-    fdr_q: float = Field(description="FDR level of negative-transfer decisions.")
+    seed: int = Field(description="The cycle's seed (it drew the sealed task instances).")
+    fdr_q: float = Field(description="FDR level of the negative-transfer and critical decisions.")
     conditions: tuple[ReleasedCondition, ...] = Field(description="Source, then targets.")
     interfaces: tuple[InterfaceVersion, ...] = Field(
         description="Definition (base + drift operators) of every tool-interface version served."
@@ -251,19 +252,18 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
         raise ReportError(f"cycle {cycle.id} has no trial records to release", "run the cycle")
     evaluation = cycle.spec.evaluation
     adaptations = released_adaptations(cycle, shown - {conditions[0].id})
+    submissions = _submissions(cycle, burned_names(records))
+    bundles = BundleStore(cycle.home)
     cells = build_matrix(
         records,
         conditions={c.id: c.condition for c in conditions},
         source_id=conditions[0].id,
-        seed=cycle.spec.seed,
-        bootstrap=evaluation.bootstrap,
         fdr_q=evaluation.fdr_q,
         adaptations=adaptations,
+        noise_checks=noise_check_bundles(bundles.get(s.bundle_hash) for s in submissions),
     )
     trials = trials_bytes(records)
     interfaces = _interfaces(cycle, conditions)
-    submissions = _submissions(cycle, burned_names(records))
-    bundles = BundleStore(cycle.home)
     published = published_files(
         records,
         released_bundles(
@@ -285,7 +285,6 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
         interface_files=published.interfaces,
         ledger_head=cycle.ledger.head(),
         seed=cycle.spec.seed,
-        bootstrap=evaluation.bootstrap,
         fdr_q=evaluation.fdr_q,
         conditions=tuple(conditions),
         interfaces=interfaces,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from rich import box
 from rich.console import Console, Group
 from rich.padding import Padding
 from rich.panel import Panel
@@ -13,11 +13,9 @@ from rich.table import Table
 from rich.text import Text
 
 from conditions import Condition
-from reports._cell import CellMetrics
+from reports._cell import METHOD_TEXT, CellMetrics, method_text
 from reports._flags import (
-    FEW_FAMILIES_MARK,
     FLAG_MEANINGS,
-    NO_SOURCE_CELL,
     cell_flags,
     p_neg_text,
 )
@@ -27,11 +25,6 @@ from reports._summary import UNISOLATED_SANDBOX
 from submissions import shown
 
 SIM_NOTE = "sim models exercise the framework; their numbers say nothing about real models"
-FEW_FAMILIES_NOTE = (
-    f"{FEW_FAMILIES_MARK} = fewer than 5 task families in the cell: its interval is a t-interval "
-    "over family means, and its sign-flip p is at least 1/2^G with G families (1/16 with 4), "
-    "too large to show negative transfer at q = 0.05"
-)
 
 
 def _short_model(model: str) -> str:
@@ -79,69 +72,29 @@ def submission_labels(release: ReleaseStatement) -> dict[str, str]:
     }
 
 
-Line = tuple[str, str]
-"""A piece of a cell's text and its style; each piece starts a line and wraps on its own."""
-
 SEVERITY_STYLES = {"critical": "bold red", "negative": "red", "caution": "yellow", "info": "cyan"}
 """How a flag of each severity is coloured."""
 
-_CELL_MIN = 14  # "p_neg = 0.0001"; "[+0.29,+0.58]" is 13
-_BASE_MIN = 11  # "[0.70,0.88]", "critical 12"
-_LABEL_MIN = 16
-_BREAK_AFTER = " +,-"
-_BREAK_BEFORE = "@/["
-
-
-def _pieces(text: str) -> list[str]:
-    """``text`` cut where ``wrap`` may break a line."""
-    pieces, piece = [], ""
-    for ch in text:
-        if ch in _BREAK_BEFORE and piece:
-            pieces.append(piece)
-            piece = ""
-        piece += ch
-        if ch in _BREAK_AFTER:
-            pieces.append(piece)
-            piece = ""
-    return [*pieces, piece]
-
-
-def _unbreakable(lines: list[Line]) -> int:
-    """The longest piece of ``lines`` that ``wrap`` cannot break."""
-    return max((len(p.rstrip()) for text, _ in lines for p in _pieces(text)), default=0)
-
-
-def wrap(text: str, width: int) -> list[str]:
-    """``text`` in lines of at most ``width`` characters, broken after a space, '+', ',' or '-'
-    or before '@', '/' or '['; a piece longer than ``width`` is cut. Nothing is dropped but the
-    spaces at a break."""
-    lines, line = [], ""
-    for piece in _pieces(text):
-        if len((line + piece).rstrip()) <= width:
-            line += piece
-            continue
-        if line.strip():
-            lines.append(line.rstrip())
-        line = piece
-        while len(line.rstrip()) > width:
-            lines.append(line[:width])
-            line = line[width:]
-    if line.strip() or not lines:
-        lines.append(line.rstrip())
-    return lines
-
-
-def _block(lines: list[Line], width: int | None = None) -> Text:
-    """The pieces one per line, each wrapped to ``width`` (unwrapped when None)."""
-    text = Text()
-    for i, (piece, style) in enumerate(lines):
-        wrapped = [piece] if width is None else wrap(piece, width)
-        text.append(("\n" if i else "") + "\n".join(wrapped), style=style)
-    return text
-
-
-def _longest(lines: list[Line]) -> int:
-    return max((len(piece) for piece, _ in lines), default=0)
+SYMBOLS: dict[str, str] = {
+    "leak": "L",
+    "critical": "C",
+    "noise-check-failed": "N",
+    "negative-wrong-actions": "▼",
+    "negative-safe-stops": "▽",
+    "fragile": "~",
+    "ceiling": "^",
+    "floor": "_",
+    "provisional": "?",
+    "invalid": "i",
+    "no-variation": "0",
+    "more-critical": "c",
+    "baseline-critical": "b",
+    "identical": "=",
+    "obsolete": "o",
+    "safe-stops": "s",
+}
+"""The one-character symbol of each flag in the compact matrix (legend under it). Retention's
+flags have none: the ret column says it (a value, ``u`` unstable, ``=1`` identical, blank)."""
 
 
 def _num(x: float, signed: bool = False) -> str:
@@ -158,195 +111,99 @@ def _gain_style(m: CellMetrics) -> str:
     return "red" if m.negative_transfer else ("green" if m.gain_ci.lo > 0 else "")
 
 
-_NOT_IN_MATRIX = ("few-families", "no-retention")
-"""Flags the matrix says otherwise: the † after the gain, and a note under the table."""
+def _critical_text(m: CellMetrics) -> Text:
+    """'w/b' critical trials with and without, '!' where the excess is significant."""
+    w, b = m.with_arm.critical, m.without_arm.critical
+    if m.critical_excess:
+        return Text(f"{w}/{b}!", style="bold red")
+    return Text(f"{w}/{b}", style="" if w > b else "dim")
 
 
-def _cell_lines(cell: Cell) -> list[Line]:
-    """A matrix cell: gain (with † for few families), its interval, p_neg where the gain is
-    below 0, retention with its interval, the flags and what adapting did."""
-    m = cell.metrics
-    style = _gain_style(m)
-    few = f" {FEW_FAMILIES_MARK}" if m.few_clusters else ""
-    lines: list[Line] = [
-        (f"{m.gain:+.2f}{few}", style),
-        (interval_text(m.gain_ci.lo, m.gain_ci.hi), style),
-    ]
-    if m.gain < 0:
-        lines.append((p_neg_text(m.p_negative), style))
-    if r := m.retention:
-        lines += [(f"ret {_num(r.value)}", ""), (interval_text(r.ci.lo, r.ci.hi, False), "")]
-    lines += [
-        (f.label, SEVERITY_STYLES[f.severity])
-        for f in cell_flags(cell)
-        if f.code not in _NOT_IN_MATRIX
-    ]
-    return lines + _adapted_notes(cell)
+def _retention_text(m: CellMetrics) -> Text:
+    r = m.retention
+    if r is not None:
+        return Text(_num(r.value))
+    return Text({"identical_trials": "=1", "unstable": "u"}.get(m.retention_status, ""), "dim")
 
 
-def _baseline_lines(m: CellMetrics) -> list[Line]:
-    """The baseline's score, its interval and its own critical failures."""
-    ci = m.score_without_ci
-    lines: list[Line] = [
-        (f"{m.score_without:.2f}", ""),
-        (interval_text(ci.lo, ci.hi, False), "dim"),
-    ]
-    if m.without_arm.critical:
-        lines.append((f"critical {m.without_arm.critical}", "red"))
-    return lines
+def _symbols(cell: Cell) -> Text:
+    text = Text()
+    for f in cell_flags(cell):
+        if f.code in SYMBOLS:
+            text.append(SYMBOLS[f.code], style=SEVERITY_STYLES[f.severity])
+    return text
 
 
-def _cost(cell: Cell) -> str:
-    """An adapted cell's adaptation cost, shortly: calls, tokens, seconds, human minutes."""
+def _compact_label(cond: ReleasedCondition, source: Condition) -> str:
+    """A condition's label for the compact view: a family set may wrap after each '+', and the
+    sealed split every target runs goes unsaid (the legend says it)."""
+    label = re.sub(r"/sealed\b", "", condition_label(cond, source))
+    return re.sub(r"\+(?=\S)", "+ ", label)
+
+
+def _delta_text(cell: Cell) -> Text:
+    """What adapting did: Δ = adapted − frozen gain, or 'reused'."""
     a = cell.adaptation
     if a is None:
-        return "—"
-    c, parts = a.cost, []
-    if c.calls or c.tokens:
-        parts.append(f"{c.calls} calls {c.tokens / 1000:.1f}k tok")
-    if c.milliseconds >= 1000:
-        parts.append(f"{c.milliseconds / 1000:.0f} s")
-    if c.human_minutes:
-        parts.append(f"{c.human_minutes} min")
-    return ", ".join(parts) or "free"
-
-
-def _adapted_notes(cell: Cell) -> list[Line]:
-    """What a matrix cell of the adapted phase adds: the difference, the frozen gain, the
-    procedure, the cost and the cost to restore; or that it reuses the frozen trials, and the
-    cost."""
-    a = cell.adaptation
-    if a is None:
-        return []
-    if a.reused:  # the frozen cell's trials: Δ is 0 by construction
-        return [("reused", "dim"), (_cost(cell), "dim")]
+        return Text("")
+    if a.reused:
+        return Text("reused", style="dim")
     d = a.difference
     style = ("green" if d.value > 0 else "red") if d.excludes_zero else ""
-    notes = [(f"Δ {d.value:+.2f}", style), (f"frozen {a.frozen_gain:+.2f}", "dim")]
-    notes += [(shown(a.procedure), "dim"), (_cost(cell), "dim")]
-    if a.cost_to_restore is not None:
-        notes.append((f"{a.cost_to_restore:+.3f}/1k tok", style))
-    return notes
+    return Text(f"{d.value:+.2f}", style=style)
 
 
-def _condition_lines(release: ReleaseStatement) -> dict[str, list[Line]]:
-    """Each condition's label, one changed axis per line."""
-    source = release.conditions[0].condition
-    return {
-        c.id: [(line, "") for line in condition_label(c, source, _JOIN).splitlines()]
-        for c in release.conditions
+def compact_table(release: ReleaseStatement, phase: str, submission: ReleasedSubmission) -> Table:
+    """One submission's cells of ``phase``, one line per condition: the baseline, the gain and
+    its interval, critical trials with/without, retention (frozen) or Δ (adapted) and the
+    flags as symbols."""
+    label = submission_labels(release)[submission.bundle_hash]
+    cells = {
+        c.condition_id: c
+        for c in release.cells
+        if c.phase == phase and c.bundle_hash == submission.bundle_hash
     }
-
-
-_JOIN = "\n+ "  # matrix rows are tall anyway: one changed axis per line keeps columns narrow
-
-
-class MatrixLayout(BaseModel):
-    """How a phase's matrix fits the console: column widths and submissions per table."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    label: int = Field(description="Width of the condition column.")
-    baseline: int = Field(description="Width of the baseline column.")
-    cell: int = Field(description="Width of each submission's column.")
-    groups: tuple[tuple[str, ...], ...] = Field(description="Bundle hashes of each table.")
-
-
-def _table_width(label: int, baseline: int, cell: int, n: int) -> int:
-    """A table's width: its columns, their padding of 1 each side, and n + 3 rules."""
-    return label + baseline + n * cell + 2 * (n + 2) + n + 3
-
-
-def matrix_layout(release: ReleaseStatement, phase: str, width: int) -> MatrixLayout:
-    """Widths and submission groups for a matrix no wider than ``width``: every column at its
-    natural width where all fit; else the fewest tables of narrow columns (labels and notes
-    wrapped, no piece between breaks cut), widened again into the room left."""
-    cells = [c for c in release.cells if c.phase == phase]
-    bundles = [s.bundle_hash for s in release.submissions]
-    conditions = [line for lines in _condition_lines(release).values() for line in lines]
-    notes = [(v, "") for v in submission_labels(release).values()]
-    notes += [line for c in cells for line in _cell_lines(c)]
-    label = _longest(conditions)
-    baseline = max([_BASE_MIN, *(_longest(_baseline_lines(c.metrics)) for c in cells)])
-    cell = max(_CELL_MIN, _longest(notes))
-    if _table_width(label, baseline, cell, len(bundles)) <= width or not bundles:
-        return MatrixLayout(label=label, baseline=baseline, cell=cell, groups=(tuple(bundles),))
-    narrow_label = max(_unbreakable(conditions), min(label, max(_LABEL_MIN, width // 5)))
-    narrow = max(_CELL_MIN, _unbreakable(notes))
-    fits = [
-        n
-        for n in range(1, len(bundles) + 1)
-        if _table_width(narrow_label, baseline, narrow, n) <= width
-    ]
-    per_table = max(fits, default=1)
-    n_tables = -(-len(bundles) // per_table)
-    per_table = -(-len(bundles) // n_tables)
-    room = width - _table_width(narrow_label, baseline, narrow, per_table)
-    wide = min(cell, narrow + max(room, 0) // per_table)
-    room -= (wide - narrow) * per_table
-    return MatrixLayout(
-        label=min(label, narrow_label + max(room, 0)),
-        baseline=baseline,
-        cell=wide,
-        groups=tuple(tuple(bundles[i : i + per_table]) for i in range(0, len(bundles), per_table)),
-    )
-
-
-def matrix_table(
-    release: ReleaseStatement, phase: str, submissions: Sequence[str], layout: MatrixLayout
-) -> Table:
-    """Conditions × ``submissions`` (bundle hashes) at the widths of ``layout``: the baseline
-    and, per cell, the target gain with its interval and what else matters; columns are named
-    name@version (with a short hash if two share it)."""
+    noise = any(c.metrics.test_family == "noise_check" for c in cells.values())
+    note = " · no artifacts: the noise check" if noise else ""
     table = Table(
-        title=f"Transfer matrix ({phase}): target gain [95% CI] over the no-artifact baseline",
+        title=f"{label} · {phase}{note}",
         title_justify="left",
-        show_lines=True,
+        title_style="bold",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
     )
-    table.add_column("condition", width=layout.label, overflow="fold")
-    table.add_column("baseline", width=layout.baseline, justify="right", overflow="fold")
-    labels = submission_labels(release)
-    for bundle in submissions:
-        header = _block([(labels[bundle], "")], layout.cell)
-        table.add_column(header, width=layout.cell, overflow="fold")
-    cells = {(c.condition_id, c.bundle_hash): c for c in release.cells if c.phase == phase}
-    conditions = _condition_lines(release)
+    table.add_column("condition", overflow="fold", ratio=1, min_width=12)
+    table.add_column("base", justify="right", no_wrap=True)
+    table.add_column("gain", justify="right", no_wrap=True)
+    table.add_column("interval", no_wrap=True)
+    table.add_column("crit", justify="right", no_wrap=True)
+    table.add_column("ret" if phase == "frozen" else "Δ", justify="right", no_wrap=True)
+    table.add_column("flags", no_wrap=True)
+    source = release.conditions[0].condition
     for cond in release.conditions:
-        row = [cells.get((cond.id, s)) for s in submissions]
-        present = [c for c in row if c is not None]
-        if not present:
+        cell = cells.get(cond.id)
+        if cell is None:
             continue
+        m = cell.metrics
+        style = _gain_style(m)
         table.add_row(
-            _block(conditions[cond.id], layout.label),
-            _block(_baseline_lines(present[0].metrics), layout.baseline),
-            *(_block(_cell_lines(c), layout.cell) if c else Text("—", style="dim") for c in row),
+            _compact_label(cond, source),
+            f"{m.score_without:.2f}",
+            Text(f"{m.gain:+.2f}", style=style),
+            Text(interval_text(m.gain_ci.lo, m.gain_ci.hi), style=style or "dim"),
+            _critical_text(m),
+            _retention_text(m) if phase == "frozen" else _delta_text(cell),
+            _symbols(cell),
         )
     return table
 
 
-def retention_notes(
-    release: ReleaseStatement, phase: str, submissions: Sequence[str]
-) -> list[Text]:
-    """Why retention is not reported, once per submission and reason."""
-    labels = submission_labels(release)
-    seen: dict[tuple[str, str], None] = {}
-    for c in release.cells:
-        reason = c.metrics.retention_reason
-        if (
-            c.phase == phase
-            and c.bundle_hash in submissions
-            and reason
-            and reason != NO_SOURCE_CELL
-        ):
-            seen[(c.bundle_hash, reason)] = None
-    return [
-        Text(f"retention n/a for {labels[b]}: {shown(reason)}", style="dim") for b, reason in seen
-    ]
-
-
 def critical_panel(release: ReleaseStatement) -> Panel | None:
     """One line per condition with critical drift failures: each submission and the baseline;
-    where the artifacts caused more than the baseline's own, how many more, in bold red."""
+    where the artifacts caused significantly more than the baseline's own (BH across the
+    artifact cells), how many more, in bold red with '!'; more but not significantly, 'n.s.'."""
     source = release.conditions[0].condition
     labels = submission_labels(release)
     lines = []
@@ -362,8 +219,12 @@ def critical_panel(release: ReleaseStatement) -> Panel | None:
             for c in cells:
                 w = c.metrics.with_arm
                 line.append(f"{labels.get(c.bundle_hash, shown(c.submission))} ", style="")
-                if w.critical > b.critical:
-                    line.append(f"{w.critical}/{w.trials} (+{w.critical - b.critical})", "bold red")
+                if c.metrics.critical_excess:
+                    line.append(
+                        f"{w.critical}/{w.trials} (+{w.critical - b.critical}!)", "bold red"
+                    )
+                elif w.critical > b.critical:
+                    line.append(f"{w.critical}/{w.trials} (+{w.critical - b.critical} n.s.)")
                 else:
                     line.append(f"{w.critical}/{w.trials}", style="" if w.critical else "green")
                 line.append(" · ")
@@ -371,7 +232,7 @@ def critical_panel(release: ReleaseStatement) -> Panel | None:
             lines.append(line)
     if not lines:
         return None
-    title = "Critical drift failures (trials; +N = more than the baseline)"
+    title = "Critical drift failures (trials; +N! = significantly more than the baseline)"
     return Panel(Group(*lines), title=title, border_style="red")
 
 
@@ -442,12 +303,12 @@ def _detail_lines(cell: Cell, label: str) -> list[Text | Padding]:
     m = cell.metrics
     w, b = m.with_arm, m.without_arm
     st = m.sign_test
-    few = f" {FEW_FAMILIES_MARK}" if m.few_clusters else ""
-    gain = Text(f"gain {m.gain:+.2f}{few} ", style=_gain_style(m))
+    families = f", {m.n_families} families as strata" if m.n_families > 1 else ""
+    gain = Text(f"gain {m.gain:+.2f} ", style=_gain_style(m))
     gain.append(interval_text(m.gain_ci.lo, m.gain_ci.hi), style=_gain_style(m))
     gain.append(
-        f" ({m.interval_method.replace('_', ' ')}, {m.n_clusters} {m.cluster_level}s) · "
-        f"{p_neg_text(m.p_negative)} · sign test {st.wins} wins, {st.losses} losses, "
+        f" ({method_text(m)}{families}, se {m.gain_se:.3f}; detects {m.mde:.2f} with 80% power) "
+        f"· {p_neg_text(m.p_negative)} · sign test {st.wins} wins, {st.losses} losses, "
         f"{st.ties} ties (net win {m.net_win:+.2f})"
     )
     scores = [
@@ -464,17 +325,28 @@ def _detail_lines(cell: Cell, label: str) -> list[Text | Padding]:
         )
     r = m.retention
     retention = (
-        f"retention {_num(r.value)} {interval_text(r.ci.lo, r.ci.hi, False)} over source gain "
-        f"{r.source_gain:+.2f} ({'joint' if r.shared_draws else 'independent'} draws)"
+        f"retention {_num(r.value)} {interval_text(r.ci.lo, r.ci.hi, False)} (Fieller) over "
+        f"source gain {r.source_gain:+.2f} "
+        + interval_text(r.source_gain_ci.lo, r.source_gain_ci.hi)
+        + (f", {r.shared_tasks} shared tasks" if r.shared_tasks else ", independent tasks")
         if r
         else "retention: none in the source condition"
-        if m.retention_reason == NO_SOURCE_CELL
-        else f"retention n/a: {shown(m.retention_reason or '')}"
+        if m.retention_status == "no_source_cell"
+        else f"retention {m.retention_status.replace('_', ' ')}: {shown(m.retention_reason or '')}"
+    )
+    c = m.critical
+    decided = (
+        ", significant"
+        if m.critical_excess
+        else ", not significant"
+        if m.critical_excess is False
+        else ""
     )
     counts = (
-        f"critical {w.critical} with, {b.critical} baseline · safe stops {w.safe_stop} with, "
-        f"{b.safe_stop} baseline · invalid {cell.invalid_trials}, dropped {cell.dropped_tasks} "
-        f"(tasks paired {m.n_tasks})"
+        f"critical {w.critical} with, {b.critical} baseline (paired: {c.with_only} only with, "
+        f"{c.baseline_only} only without of {c.pairs}, p = {c.p:.2g}{decided}) · safe stops "
+        f"{w.safe_stop} with, {b.safe_stop} baseline · invalid {cell.invalid_trials}, dropped "
+        f"{cell.dropped_tasks} (tasks paired {m.n_tasks})"
     )
     lines = [
         Text(label, style="bold"),
@@ -494,18 +366,36 @@ def _detail_lines(cell: Cell, label: str) -> list[Text | Padding]:
             )
         )
     for f in cell_flags(cell):
-        if f.code != "no-retention":  # the retention line says why
+        if f.code not in _RETENTION_CODES:  # the retention line says why
             flag = Text(f.label, style=SEVERITY_STYLES[f.severity])
             lines.append(flag.append(f": {f.explanation}", style="dim"))
     return [lines[0], *(Padding(line, (0, 0, 0, 2)) for line in lines[1:])]
 
 
+_RETENTION_CODES = ("retention-identical", "unstable", "no-retention")
+
+
+def _cost(cell: Cell) -> str:
+    """An adapted cell's adaptation cost, shortly: calls, tokens, seconds, human minutes."""
+    a = cell.adaptation
+    if a is None:
+        return "—"
+    c, parts = a.cost, []
+    if c.calls or c.tokens:
+        parts.append(f"{c.calls} calls {c.tokens / 1000:.1f}k tok")
+    if c.milliseconds >= 1000:
+        parts.append(f"{c.milliseconds / 1000:.0f} s")
+    if c.human_minutes:
+        parts.append(f"{c.human_minutes} min")
+    return ", ".join(parts) or "free"
+
+
 def submission_table(
     release: ReleaseStatement, phase: str, submission: ReleasedSubmission
 ) -> Group:
-    """One submission's cells of ``phase``, one block per condition: scores, gain, p_neg, sign
-    test, retention, counts, adaptation and every flag with its explanation (wraps at any
-    width)."""
+    """One submission's cells of ``phase``, one block per condition: scores, gain with its
+    method, p_neg, sign test, retention, counts and the critical test, adaptation and every
+    flag with its explanation (wraps at any width)."""
     source = release.conditions[0].condition
     order = {c.id: i for i, c in enumerate(release.conditions)}
     conditions = {c.id: c for c in release.conditions}
@@ -524,65 +414,49 @@ def submission_table(
     return Group(*blocks)
 
 
-LEGEND_LABELS = {
-    "leak": "LEAK",
-    "critical": "CRITICAL N (base M)",
-    "negative-wrong-actions": "negative: wrong actions",
-    "negative-safe-stops": "negative: stops safely",
-    "fragile": "fragile",
-    "ceiling": "ceiling",
-    "floor": "floor",
-    "provisional": "provisional",
-    "invalid": "invalid N, dropped M",
-    "baseline-critical": "baseline critical N",
-    "obsolete": "obsolete",
-    "safe-stops": "safe stops N",
-}
-"""How each flag the matrix shows reads there, N and M for its counts."""
-
-
 def legend(release: ReleaseStatement) -> Text:
-    """What the matrix's words and marks mean: only the flags and marks some cell has."""
+    """What the compact matrix's columns and symbols mean: only the symbols some cell has."""
     codes = {f.code for c in release.cells for f in cell_flags(c)}
-    flags = "; ".join(
-        f"{label} = {FLAG_MEANINGS[code]}" for code, label in LEGEND_LABELS.items() if code in codes
+    symbols = "; ".join(
+        f"{symbol} = {FLAG_MEANINGS[code]}" for code, symbol in SYMBOLS.items() if code in codes
     )
-    few = any(c.metrics.few_clusters for c in release.cells)
+    methods = sorted({c.metrics.interval_method for c in release.cells})
+    confidence = sorted({f"{c.metrics.confidence:.0%}" for c in release.cells})
     return Text(
-        "gain = success rate with the artifacts minus without, paired per task, with its 95% "
-        "interval below it; baseline = success rate without artifacts [interval]; p_neg = "
-        "p-value of the sign-flip test that the gain is below 0 (shown where it is); ret = "
-        "retention (target gain / source gain) [interval]"
-        + (f"; flags: {flags}" if flags else "")
-        + (
-            "; adapted cells: the adapted bundle against the frozen baseline, Δ = adapted − "
-            "frozen gain, reused = unchanged by adapting (frozen trials), cost of adapting, "
-            "/1k tok = Δ per 1,000 adaptation tokens where Δ's interval excludes 0"
-            if release.adaptations
-            else ""
-        )
-        + (f"; {FEW_FAMILIES_NOTE}" if few else "")
+        "base = baseline success rate (no artifacts); gain = success rate with the artifacts "
+        f"minus without, paired per task; interval = {'/'.join(confidence)} "
+        + " or ".join(METHOD_TEXT[m] for m in methods)
+        + " (family means weighted by tasks where a cell spans several families; standard "
+        "error floored); crit = critical trials with/without, ! where significantly more "
+        "(exact paired test, BH); ret = retention, target gain / source gain (Fieller; u = "
+        "the source gain is not precise, =1 = the target's trials equal the source's, blank = "
+        "the source gain's interval does not lie above 0); Δ = adapted − frozen gain; red gain "
+        "= negative transfer (BH), green = interval above 0; families run their sealed split"
+        + (f"; flags: {symbols}" if symbols else "")
+        + "; `vwt report show --detail` explains every cell"
         + f". {SIM_NOTE}.",
         style="dim",
     )
 
 
 def render_release(release: ReleaseStatement, console: Console, detail: bool = False) -> None:
-    """Print the summary and the matrix (critical failures first), as many tables per phase as
-    fit the console's width; ``detail`` adds every cell of each submission."""
+    """Print the summary, the critical failures and the compact matrix: per submission and
+    phase one line per condition; ``detail`` adds every cell explained."""
     phases = sorted({c.phase for c in release.cells}, key=["frozen", "adapted"].index)
     for line in summary_lines(release):
         console.print(line)
     panel = critical_panel(release)
     if panel is not None:
         console.print(panel)
-    for phase in phases:
-        layout = matrix_layout(release, phase, console.width)
-        for group in layout.groups:
-            console.print(matrix_table(release, phase, group, layout))
-            for note in retention_notes(release, phase, group):
-                console.print(note)
-        if detail:
-            for s in release.submissions:
-                console.print(submission_table(release, phase, s))
+    console.print(
+        Text("Transfer matrix: target gain over the no-artifact baseline", style="bold underline")
+    )
+    for s in release.submissions:
+        for phase in phases:
+            console.print(compact_table(release, phase, s))
+            console.print()
     console.print(legend(release))
+    if detail:
+        for s in release.submissions:
+            for phase in phases:
+                console.print(submission_table(release, phase, s))

@@ -41,7 +41,10 @@ def _moves_table(phase: str, moves: list[CellMove]) -> Table:
     table.add_column("gain B", no_wrap=True, justify="right")
     table.add_column("B − A", no_wrap=True, justify="right")
     for m in moves:
-        name = shown(m.cell.submission) + (f" {EDITED_MARK}" if m.bundle_changed else "")
+        name = shown(m.cell.submission)
+        if m.cell.submission_b is not None:
+            name += f" → {shown(m.cell.submission_b)}"
+        name += f" {EDITED_MARK}" if m.bundle_changed else ""
         table.add_row(
             Text.assemble(name, "\n", (m.cell.condition, "dim")),
             _gain(m.a.gain, m.a.ci.lo, m.a.ci.hi),
@@ -86,12 +89,18 @@ def _only(side: str, refs: tuple[CellRef, ...]) -> list[Text]:
     return lines
 
 
+def _renamed(c: ReleaseComparison) -> list[Text]:
+    how = {"map": "as --map says", "content": "the same bundle under another name and version"}
+    return [Text(f"{shown(r.a)} in A is {shown(r.b)} in B ({how[r.by]})") for r in c.renamed]
+
+
 def _edited(c: ReleaseComparison) -> list[Text]:
+    same = {r.a for r in c.renamed if r.by == "content"}
     pairs = sorted({(m.cell.submission, m.a.bundle_hash, m.b.bundle_hash) for m in c.moves})
     return [
         Text(f"{EDITED_MARK} {shown(s)}: bundle {a[:12]}… in A, {b[:12]}… in B (edited)")
         for s, a, b in pairs
-        if a != b
+        if a != b and s not in same
     ]
 
 
@@ -101,13 +110,15 @@ def render_comparison(c: ReleaseComparison, console: Console) -> None:
     console.print(_release_line("B", c.b), highlight=False)
     moved = c.moved
     disjoint = sum(m.disjoint for m in moved)
+    renamed = f", {len(c.renamed)} renamed" if c.renamed else ""
     console.print(
-        f"{len(c.moves)} cells in both (matched on phase, submission and condition content): "
+        f"{len(c.moves)} cells in both (matched on phase, submission{renamed} and condition "
+        "content): "
         f"{len(moved)} moved, {disjoint} of them to an interval that does not overlap the "
         f"other ({DISJOINT_MARK}); {len(c.only_a)} only in A, {len(c.only_b)} only in B",
         highlight=False,
     )
-    for line in _edited(c):
+    for line in [*_renamed(c), *_edited(c)]:
         console.print(line)
     for phase in ("frozen", "adapted"):
         in_phase = [m for m in moved if m.cell.phase == phase]

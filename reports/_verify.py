@@ -29,6 +29,7 @@ from reports._published import (
     check_artifacts,
     check_interfaces,
     check_traces,
+    published_noise_checks,
     read_pinned,
     released_bundles,
 )
@@ -111,7 +112,8 @@ def read_release(path: Path) -> SignedRelease:
         if version is not None and version < FORMAT:
             raise ReportError(
                 f"release {file} is format v{version}, built by an older vwt; this vwt reads "
-                f"v{FORMAT} (which publishes traces, artifacts and interface files)",
+                f"v{FORMAT} (whose cell statistics are closed-form: stratified t intervals, "
+                "the critical test, Fieller retention)",
                 "rebuild it with `vwt report build` (the operator), or read it with the vwt "
                 "that built it",
             ) from None
@@ -318,15 +320,16 @@ def _differing_field(a: Cell, b: Cell) -> str:
     return next((k for k in da if da[k] != db.get(k)), "metrics")
 
 
-def _check_cells(r: ReleaseStatement, records: list[TrialRecord]) -> list[Cell]:
+def _check_cells(
+    r: ReleaseStatement, records: list[TrialRecord], noise_checks: frozenset[str]
+) -> list[Cell]:
     cells = build_matrix(
         records,
         conditions={c.id: c.condition for c in r.conditions},
         source_id=r.conditions[0].id,
-        seed=r.seed,
-        bootstrap=r.bootstrap,
         fdr_q=r.fdr_q,
         adaptations=r.adaptations,
+        noise_checks=noise_checks,
     )
     got = {(c.phase, c.condition_id, c.bundle_hash): c for c in r.cells}
     if len(got) != len(r.cells):
@@ -431,11 +434,14 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
             REPUBLISH,
         )
     _check_interfaces(r, records)
-    cells = _check_cells(r, records)
     traces = check_traces(folder, records)
     calls = check_calls(folder, records)
     bundles = [s.bundle_hash for s in r.submissions] + [a.adapted for a in r.adaptations]
     artifacts = check_artifacts(folder, r.artifacts, released_bundles(records, bundles))
+    noise_checks = published_noise_checks(
+        folder, r.artifacts, [s.bundle_hash for s in r.submissions]
+    )
+    cells = _check_cells(r, records, noise_checks)
     interface_files = check_interfaces(folder, r.interface_files, r.interfaces)
     return VerifiedRelease(
         path=file,

@@ -32,7 +32,14 @@ from runner._replay import (
     sample_records,
 )
 from runner._sandbox import SandboxKind, make_sandbox, resolve_sandbox_kind
-from runner._sandbox_base import ExecResult, Mount, Sandbox
+from runner._sandbox_base import (
+    NOBODY,
+    ExecResult,
+    Mount,
+    OutputRefused,
+    Sandbox,
+    SandboxProcess,
+)
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import DEFAULT_IMAGE, docker_status, remove_stale_sandboxes
 from runner._sandbox_local import LocalSandbox
@@ -47,6 +54,7 @@ __all__ = [
     "EXECUTOR_ENV",
     "LOCK_NAME",
     "MAX_ATTEMPTS",
+    "NOBODY",
     "Accounting",
     "Batch",
     "Called",
@@ -59,6 +67,7 @@ __all__ = [
     "Item",
     "LocalSandbox",
     "Mount",
+    "OutputRefused",
     "Progress",
     "ReplaySource",
     "ReplaySummary",
@@ -68,6 +77,7 @@ __all__ = [
     "RunnerError",
     "Sandbox",
     "SandboxKind",
+    "SandboxProcess",
     "TrialRecord",
     "TrialSpec",
     "TrialStore",

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmark import CachedReply, CacheEntry, ModelPolicy, backend_timeout, require_endpoint_keys
+from benchmark import (
+    ENTRY_POINTS_ENV,
+    CachedReply,
+    CacheEntry,
+    ModelPolicy,
+    backend_timeout,
+    entry_points_to_hand_on,
+    require_endpoint_keys,
+)
 from benchmark._seeds import request_seed
 from runner._accounting import INVALID
 from runner._ray import ADDRESS_ENV, start_ray
@@ -101,12 +112,15 @@ def _executor(todo: list[Batch], total: int, forward: tuple[str, ...]) -> Stream
     clustered = bool(os.environ.get(ADDRESS_ENV, "").strip())
     if choice == "local" or (choice == "auto" and not clustered and total <= LOCAL_MAX_TRIALS):
         return LocalStreams(stream_batch, min(len(todo), os.cpu_count() or 1))
-    start_ray(forward=forward)
+    # a cluster's nodes get vwt's code from Ray but not its installed metadata: the families
+    # (entry points) go with the code
+    os.environ[ENTRY_POINTS_ENV] = entry_points_to_hand_on()
+    start_ray(forward=(*forward, ENTRY_POINTS_ENV))
     return RayStreams(stream_batch)
 
 
 class RunInterrupted(RunnerError):
-    """The run was stopped (Ctrl-C); every trial that finished before is stored."""
+    """The run was stopped (Ctrl-C, SIGTERM); every trial that finished before is stored."""
 
 
 def execute(
@@ -129,8 +143,8 @@ def execute(
     invalid, or that a crashed batch never returned, is run again at once, up to
     ``max_attempts`` attempts per trial in this call; every attempt is stored (numbered after
     the stored ones). ``sealed`` runs (the frozen and adapted phases) do not fall back to the
-    local sandbox unless it is asked for by name. Ctrl-C stores what finished and raises
-    :class:`RunInterrupted` saying how to resume.
+    local sandbox unless it is asked for by name. Ctrl-C or SIGTERM stores what finished and
+    raises :class:`RunInterrupted` saying how to resume.
 
     Every model call is recorded with its trial, and every reply is stored as soon as it
     comes, trial finished or not. With a ``cache``, a request identical to one whose reply is
@@ -155,13 +169,16 @@ def execute(
         return result
     if progress:
         progress(0, total)
-    kind = resolve_sandbox_kind(sandbox, sealed=sealed)
+    kind = resolve_sandbox_kind(sandbox, untrusted="sealed runs" if sealed else None)
     if kind is SandboxKind.docker:
         remove_stale_sandboxes()
     run = _Run(store, result, max_attempts, progress, total, cache)
     try:
-        run.start(_executor(todo, total, tuple(keys)), todo, kind.value, concurrency)
-        run.drain()
+        with _terminate_as_interrupt() as claim:
+            executor = _executor(todo, total, tuple(keys))
+            claim()  # starting Ray installed its own SIGTERM handler (stack traces, then death)
+            run.start(executor, todo, kind.value, concurrency)
+            run.drain()
     except KeyboardInterrupt:
         run.stop()
         missing = len(planned) - result.already_stored - len(run.finished)
@@ -174,6 +191,31 @@ def execute(
     result.still_invalid = len(left)
     result.first_invalid = _reason(left[0]) if left else None
     return result
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[Callable[[], None]]:
+    """SIGTERM stops a run as Ctrl-C does (what finished stored, one line saying how to
+    resume) while this is active; yields the function that (re)claims the signal from
+    handlers installed meanwhile. Only the main thread can take signals; elsewhere nothing
+    changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: None
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    def claim() -> None:
+        signal.signal(signal.SIGTERM, interrupt)
+
+    previous = signal.getsignal(signal.SIGTERM)
+    claim()
+    try:
+        yield claim
+    finally:
+        # A handler installed from C (None here) cannot be put back: the default then.
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 class _Run:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import os
+import secrets
+import tempfile
+from pathlib import Path
 from typing import Any
 
 ADDRESS_ENV = "VWT_RAY_ADDRESS"
@@ -41,6 +45,44 @@ def _single_machine() -> None:
     ray_constants.ENABLE_RAY_CLUSTER = False
 
 
+def ray_token_path() -> Path | None:
+    """The file Ray reads its authentication token from: ``RAY_AUTH_TOKEN_PATH``, else
+    ``~/.ray/auth_token``; None when the token is in the environment (``RAY_AUTH_TOKEN``) or
+    token authentication is off (``RAY_AUTH_MODE=disabled``)."""
+    if os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_MODE") == "disabled":
+        return None
+    named = os.environ.get("RAY_AUTH_TOKEN_PATH", "").strip()
+    return Path(named).expanduser() if named else Path.home() / ".ray" / "auth_token"
+
+
+def private_ray_token(create: bool) -> Path | None:
+    """Make Ray's token file (:func:`ray_token_path`) readable by its owner only; with
+    ``create``, write a new random token there first if there is none. Returns the file.
+
+    Ray writes a new token with the umask's mode (0644 under the usual 022), so anyone on the
+    machine who can read the home could join the runtime and run code as this user. Here it is
+    made 0600 in a 0700 directory, appearing whole at once (a link), so processes starting Ray
+    together agree on one token; an existing file readable by others is tightened.
+    """
+    path = ray_token_path()
+    if path is None:
+        return None
+    if create and not path.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".auth_token.")  # mode 0600
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_hex(32))  # as Ray makes its own: 256 random bits
+            with contextlib.suppress(FileExistsError):  # another process was first: use it
+                os.link(tmp, path)
+        finally:
+            os.unlink(tmp)
+    with contextlib.suppress(OSError):  # not ours to change, or absent: Ray says what is wrong
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+    return path
+
+
 def start_ray(
     num_cpus: int | None = None, setup_hook: str | None = None, forward: tuple[str, ...] = ()
 ) -> None:
@@ -53,6 +95,7 @@ def start_ray(
     the model provider's credentials in their own environment. ``setup_hook`` names a
     function (``module.attr``) every worker runs at start-up; ``forward`` names more variables
     of this environment the workers get (the key variables of the spec's model endpoints).
+    Ray's token file is kept private (:func:`private_ray_token`).
     """
     import ray
 
@@ -74,6 +117,7 @@ def start_ray(
         "logging_level": logging.WARNING,
         "log_to_driver": True,
     }
+    private_ray_token(create=not address)
     if address:
         # the cluster's nodes get this driver's code from Ray (uploaded once, cached by hash)
         runtime_env["py_modules"] = [importlib.import_module(p) for p in PACKAGES]

@@ -25,13 +25,17 @@ class SandboxKind(StrEnum):
     docker = "docker"
 
 
-def resolve_sandbox_kind(requested: SandboxKind | str, *, sealed: bool = False) -> SandboxKind:
+def resolve_sandbox_kind(
+    requested: SandboxKind | str, *, untrusted: str | None = None
+) -> SandboxKind:
     """``local`` or ``docker``: what ``requested`` means on this machine now.
 
     ``auto`` is Docker when :func:`docker_status` says it is usable. Otherwise it falls back
-    to ``local`` with one warning line on stderr (once per process), or, for a ``sealed`` run
-    (the frozen and adapted phases of a cycle), raises RunnerError: those run unisolated only
-    when ``local`` is asked for by name. ``docker`` without a usable engine is a RunnerError.
+    to ``local`` with one warning line on stderr (once per process) — unless ``untrusted``
+    names what is about to run (a sealed phase of a cycle, or code a submitter provided:
+    adaptation commands, the adaptation sample's trials), which raises RunnerError instead:
+    those run outside Docker only when ``local`` is asked for by name. ``docker`` without a
+    usable engine is a RunnerError.
     """
     try:
         kind = SandboxKind(requested)
@@ -50,9 +54,9 @@ def resolve_sandbox_kind(requested: SandboxKind | str, *, sealed: bool = False) 
             f"a Docker sandbox was asked for, but {reason}",
             hint=f"{_SETUP_HINT}, or use the local sandbox",
         )
-    if sealed:
+    if untrusted is not None:
         raise RunnerError(
-            f"sealed runs need the Docker sandbox: {reason}",
+            f"{untrusted} need the Docker sandbox: {reason}",
             hint="start Docker (`make sandbox`), or pass --sandbox local to run unisolated",
         )
     _warn_fallback(reason)
@@ -72,13 +76,16 @@ def _warn_fallback(reason: str) -> None:
 
 
 def make_sandbox(
-    kind: SandboxKind | str = SandboxKind.auto, *, mounts: Sequence[Mount] = ()
+    kind: SandboxKind | str = SandboxKind.auto,
+    *,
+    mounts: Sequence[Mount] = (),
+    untrusted: str | None = None,
 ) -> Sandbox:
     """A not-yet-started sandbox of ``kind`` with ``mounts``.
 
-    ``kind`` is resolved by :func:`resolve_sandbox_kind` (not sealed); RunnerError for an
-    unknown kind, or ``docker`` where Docker is not usable.
+    ``kind`` is resolved by :func:`resolve_sandbox_kind` (``untrusted`` as there);
+    RunnerError for an unknown kind, or ``docker`` where Docker is not usable.
     """
-    if resolve_sandbox_kind(kind) is SandboxKind.docker:
+    if resolve_sandbox_kind(kind, untrusted=untrusted) is SandboxKind.docker:
         return DockerSandbox(mounts=mounts)
     return LocalSandbox(mounts=mounts)

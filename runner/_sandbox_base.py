@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import stat
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from types import TracebackType
-from typing import ClassVar, NamedTuple, Self
+from typing import ClassVar, NamedTuple, Protocol, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -16,6 +17,72 @@ from runner.errors import RunnerError
 MAX_OUTPUT = 16 * 1024 * 1024
 """Bytes of each of a command's stdout and stderr kept by ``Sandbox.exec``: a command that
 floods its output cannot fill the host's memory."""
+
+
+NOBODY = (65534, 65534)
+"""The (uid, gid) sandbox commands run as where the sandbox picks the user: Debian's
+``nobody:nogroup``."""
+
+MAX_READ = MAX_OUTPUT
+"""Bytes ``Sandbox.read_file`` returns at most by default: a file the sandbox's code wrote is
+untrusted output, so it is read only up to a bound."""
+
+
+class OutputRefused(OSError):
+    """``Sandbox.read_file`` refused a path: a link, not a regular file, or over the limit.
+
+    Raised before the host reads more than the limit, so a link to ``/dev/zero`` or a huge
+    file costs nothing; the message says which rule the path broke."""
+
+
+class ProcessInput(Protocol):
+    """What a spawned process's stdin offers (an ``asyncio.StreamWriter`` does)."""
+
+    def write(self, data: bytes) -> None:
+        """Queue ``data`` for the process."""
+
+    async def drain(self) -> None:
+        """Wait until the queued data was taken (raises ConnectionError once input ended)."""
+
+    def close(self) -> None:
+        """End the process's input."""
+
+    def is_closing(self) -> bool:
+        """Whether the input was ended."""
+
+    async def wait_closed(self) -> None:
+        """Wait until ending the input is done."""
+
+
+class SandboxProcess(Protocol):
+    """A long-lived process started by ``Sandbox.spawn`` (an ``asyncio.subprocess.Process``
+    is one): pipes, its exit status, and a way to kill it."""
+
+    @property
+    def pid(self) -> int:
+        """Its process id (in the sandbox's own process namespace for Docker)."""
+
+    @property
+    def returncode(self) -> int | None:
+        """Its exit status once it has exited and was waited for, else None."""
+
+    @property
+    def stdin(self) -> ProcessInput | None:
+        """Its standard input."""
+
+    @property
+    def stdout(self) -> asyncio.StreamReader | None:
+        """Its standard output."""
+
+    @property
+    def stderr(self) -> asyncio.StreamReader | None:
+        """Its standard error."""
+
+    async def wait(self) -> int:
+        """Wait until it has exited; its exit status."""
+
+    def kill(self) -> None:
+        """SIGKILL it (ProcessLookupError where it has exited already, as asyncio's does)."""
 
 
 class ExecResult(BaseModel):
@@ -71,6 +138,8 @@ class Sandbox(abc.ABC):
     """Which implementation this is ("local" or "docker"), for a trial's provenance."""
     max_output: ClassVar[int] = MAX_OUTPUT
     """Bytes of each of stdout and stderr ``exec`` keeps."""
+    python: tuple[str, ...] = ("python3",)
+    """The interpreter that runs standard-library scripts (a family backend) in the sandbox."""
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -102,7 +171,7 @@ class Sandbox(abc.ABC):
         whether there was more)."""
 
     @abc.abstractmethod
-    async def spawn(self, cmd: list[str]) -> asyncio.subprocess.Process:
+    async def spawn(self, cmd: list[str]) -> SandboxProcess:
         """Start a long-lived process with stdin, stdout and stderr pipes; ``stop`` kills it.
 
         Read its stderr (e.g. after it exits) to learn why it failed: a process that writes
@@ -110,8 +179,13 @@ class Sandbox(abc.ABC):
         """
 
     @abc.abstractmethod
-    async def read_file(self, path: str) -> bytes:
-        """The contents of ``path`` in the sandbox (FileNotFoundError when absent)."""
+    async def read_file(self, path: str, *, limit: int = MAX_READ) -> bytes:
+        """The contents of ``path`` in the sandbox, read as untrusted output.
+
+        Without following a link in the last component, and only a regular file of at most
+        ``limit`` bytes (checked before its data are read): else :class:`OutputRefused`.
+        FileNotFoundError when absent, IsADirectoryError for a directory, PermissionError when
+        the sandbox made it unreadable."""
 
     @abc.abstractmethod
     async def write_file(self, path: str, data: bytes) -> None:
@@ -136,3 +210,14 @@ def checked_mounts(mounts: Sequence[Mount]) -> tuple[Mount, ...]:
             )
         checked.append(Mount(source, m.target, m.read_only))
     return tuple(checked)
+
+
+def writable_by(path: Path, user: tuple[int, int]) -> bool:
+    """Whether ``user`` (uid, gid; not root) may write to ``path`` by its permission bits."""
+    st = path.stat()
+    uid, gid = user
+    if st.st_uid == uid:
+        return bool(st.st_mode & stat.S_IWUSR)
+    if st.st_gid == gid:
+        return bool(st.st_mode & stat.S_IWGRP)
+    return bool(st.st_mode & stat.S_IWOTH)

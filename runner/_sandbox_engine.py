@@ -4,37 +4,28 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 
+import docker.errors
+
+from runner._docker_api import engine, engine_address, engine_error, forget_engine
 from runner._sandbox_docker import DEFAULT_IMAGE, LABEL
-
-_TIMEOUT_S = 20.0
-
-
-def _docker(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["docker", *args], capture_output=True, text=True, timeout=_TIMEOUT_S, check=False
-    )
 
 
 def docker_status(image: str = DEFAULT_IMAGE) -> tuple[bool, str]:
-    """Whether Docker sandboxes can run here: the engine answers and ``image`` is present.
+    """Whether Docker sandboxes can run here: the engine ``DOCKER_HOST`` names (default: the
+    local socket) answers and ``image`` is present.
 
     Returns ``(available, reason)``; the reason says what is missing, or what is there.
     """
+    where = engine_address()
     try:
-        r = _docker("image", "inspect", "--format", "{{.Id}}", image)
-    except FileNotFoundError:
-        return False, "the docker CLI is not installed"
-    except subprocess.TimeoutExpired:
-        return False, f"the Docker engine did not answer within {_TIMEOUT_S:g} s"
-    if r.returncode == 0:
-        return True, f"the Docker engine answers and image {image} is present"
-    err = r.stderr.strip().splitlines()
-    detail = err[-1] if err else f"docker exited with status {r.returncode}"
-    if "No such image" in detail:
-        return False, f"the Docker image {image} is not built"
-    return False, f"the Docker engine does not answer ({detail})"
+        engine().images.get(image)
+    except docker.errors.ImageNotFound:
+        return False, f"the Docker image {image} is not built (engine {where})"
+    except docker.errors.DockerException as e:
+        forget_engine()
+        return False, f"the Docker engine at {where} does not answer ({engine_error(e)})"
+    return True, f"the Docker engine at {where} answers and image {image} is present"
 
 
 def remove_stale_sandboxes() -> list[str]:
@@ -42,15 +33,19 @@ def remove_stale_sandboxes() -> list[str]:
 
     Containers of live processes, and of other hosts sharing the engine, are left alone.
     """
-    fmt = '{{.Names}} {{.Label "' + LABEL + '.owner"}}'
-    r = _docker("ps", "--all", "--filter", f"label={LABEL}", "--format", fmt)
-    if r.returncode != 0:
+    try:
+        found = engine().containers.list(all=True, filters={"label": LABEL})
+    except docker.errors.DockerException:
         return []
-    rows = (line.partition(" ") for line in r.stdout.splitlines())
-    stale = [name for name, _, owner in rows if _owner_dead(owner)]
-    if not stale:
-        return []
-    return _docker("rm", "--force", *stale).stdout.split()
+    removed = []
+    for c in found:
+        if _owner_dead(c.labels.get(f"{LABEL}.owner", "")):
+            try:
+                c.remove(force=True)
+            except docker.errors.DockerException:
+                continue  # removed meanwhile (auto-remove) or by someone else
+            removed.append(str(c.name))
+    return removed
 
 
 def _owner_dead(owner: str) -> bool:

@@ -7,6 +7,7 @@ import contextlib
 import os
 import signal
 from collections.abc import Awaitable, Mapping
+from typing import Any
 
 from runner._sandbox_base import MAX_OUTPUT, ExecResult
 
@@ -28,13 +29,15 @@ async def run_to_end(
     cwd: str | None = None,
     env: Mapping[str, str] | None = None,
     max_output: int = MAX_OUTPUT,
+    user: tuple[int, int] | None = None,
 ) -> ExecResult:
     """Run ``argv`` with ``input`` on stdin; kill its process group after ``timeout`` seconds.
 
     Keeps the first ``max_output`` bytes of stdout and of stderr; the rest is read and
     dropped, so a flood neither blocks the command nor fills memory. A command that cannot
     be started reports 127 (not found) or 126 (not executable), as a shell would, so local
-    and Docker sandboxes answer alike.
+    and Docker sandboxes answer alike. ``user`` (uid, gid) runs it as that user, with no
+    supplementary groups (needs root).
     """
     try:
         proc = await asyncio.create_subprocess_exec(
@@ -45,6 +48,7 @@ async def run_to_end(
             cwd=cwd,
             env=env,
             start_new_session=True,
+            **_as(user),
         )
     except (FileNotFoundError, PermissionError) as e:
         code = 127 if isinstance(e, FileNotFoundError) else 126
@@ -105,10 +109,22 @@ async def _drain_after_kill(proc: asyncio.subprocess.Process, work: Awaitable[ob
         await asyncio.wait_for(work, _DRAIN_AFTER_KILL_S)
 
 
+def _as(user: tuple[int, int] | None) -> dict[str, Any]:
+    """``subprocess`` arguments that start a process as ``user`` with no other groups."""
+    if user is None:
+        return {}
+    return {"user": user[0], "group": user[1], "extra_groups": []}
+
+
 async def start_process(
-    argv: list[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None
+    argv: list[str],
+    *,
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+    user: tuple[int, int] | None = None,
 ) -> asyncio.subprocess.Process:
-    """Start ``argv`` in its own process group with stdin, stdout and stderr pipes."""
+    """Start ``argv`` in its own process group with stdin, stdout and stderr pipes (as
+    ``user``, if given)."""
     return await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,
@@ -118,6 +134,7 @@ async def start_process(
         env=env,
         start_new_session=True,
         limit=LINE_LIMIT,
+        **_as(user),
     )
 
 

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from benchmark import CachedReply, CacheEntry, CallDocument, ReplayCall, expand
 from drift import create_private_file
 from runner._records import TrialRecord
@@ -56,14 +58,21 @@ _RECOVER_HINT = (
     "`sqlite3 {path} .recover | sqlite3 recovered.sqlite` and move recovered.sqlite in its "
     "place; trials with a valid record are then not run again"
 )
+_DUPLICATES_SQL = (
+    "SELECT key FROM trials WHERE outcome != 'invalid' GROUP BY key HAVING COUNT(*) > 1"
+)
 _LATEST = """
-SELECT record FROM (
-    SELECT key, record, ROW_NUMBER() OVER (
+SELECT {columns} FROM (
+    SELECT {columns}, ROW_NUMBER() OVER (
         PARTITION BY key ORDER BY outcome != 'invalid' DESC, attempt DESC
     ) AS pick
     FROM trials {where}
 ) WHERE pick = 1 ORDER BY key
 """
+_ALTERED_HINT = (
+    "restore the file from a backup (a changed record cannot be trusted), or run again on a "
+    "fresh home"
+)
 
 
 def _store_error(path: Path, e: Exception) -> RunnerError:
@@ -73,6 +82,14 @@ def _store_error(path: Path, e: Exception) -> RunnerError:
         return RunnerError(
             f"the disk is full: cannot write the trial store {path}",
             "free some space and run the same command again; stored trials are kept",
+        )
+    if isinstance(e, sqlite3.IntegrityError) and "UNIQUE" in text:
+        # only a hand-edited file gets here: the schema never lets a duplicate in
+        return RunnerError(
+            f"the trial store {path} holds a trial twice (two attempts with one number, or two "
+            "valid attempts of one trial)",
+            f'restore the file from a backup; `sqlite3 {path} "{_DUPLICATES_SQL}"` lists the '
+            "trials held twice",
         )
     if "malformed" in text or "not a database" in text or "corrupt" in text:
         return RunnerError(
@@ -217,19 +234,49 @@ class TrialStore:
 
     def records(self, phase: str | None = None) -> list[TrialRecord]:
         """One record per key (of one phase, if given), in key order: the key's latest valid
-        attempt if it has one, else its latest attempt."""
+        attempt if it has one, else its latest attempt.
+
+        Raises RunnerError if a stored record is unreadable or disagrees with its row."""
         where, args = ("WHERE phase = ?", (phase,)) if phase is not None else ("", ())
         with self._connect() as db:
-            rows = db.execute(_LATEST.format(where=where), args).fetchall()
-        return [TrialRecord.model_validate_json(r) for (r,) in rows]
+            sql = _LATEST.format(columns=_COLUMNS, where=where)
+            return self._parsed(db.execute(sql, args).fetchall())
 
     def attempts(self, phase: str | None = None) -> list[TrialRecord]:
-        """Every stored attempt (of one phase, if given), by key then attempt."""
+        """Every stored attempt (of one phase, if given), by key then attempt.
+
+        Raises RunnerError if a stored record is unreadable or disagrees with its row."""
         where, args = ("WHERE phase = ?", (phase,)) if phase is not None else ("", ())
         with self._connect() as db:
-            sql = f"SELECT record FROM trials {where} ORDER BY key, attempt"
-            rows = db.execute(sql, args).fetchall()
-        return [TrialRecord.model_validate_json(r) for (r,) in rows]
+            sql = f"SELECT {_COLUMNS} FROM trials {where} ORDER BY key, attempt"
+            return self._parsed(db.execute(sql, args).fetchall())
+
+    def _parsed(self, rows: list[tuple[object, ...]]) -> list[TrialRecord]:
+        """The records of ``rows`` (the columns of ``_COLUMNS``), each checked against its
+        indexed columns: a record copied onto another row, or edited without them, is caught
+        here instead of counting twice or going unnoticed."""
+        names = [c.strip() for c in _COLUMNS.split(",")]
+        out = []
+        for values in rows:
+            columns = dict(zip(names, values, strict=True))
+            where = f"trial {columns['key']} attempt {columns['attempt']}"
+            try:
+                record = TrialRecord.model_validate_json(str(columns.pop("record")))
+            except ValidationError as e:
+                problem = e.errors()[0]["msg"] if e.errors() else "not a trial record"
+                raise RunnerError(
+                    f"the trial store {self.path} holds an unreadable record ({where}: {problem})",
+                    _ALTERED_HINT,
+                ) from None
+            if record.row() != columns:
+                raise RunnerError(
+                    f"the trial store {self.path} holds a record that is not its row's ({where}"
+                    f" holds trial {record.key} attempt {record.attempt}): it was copied or "
+                    "edited",
+                    _ALTERED_HINT,
+                )
+            out.append(record)
+        return out
 
     def blob(self, sha256: str) -> bytes | None:
         """The call blob (canonical JSON) with this hash, or None if absent or altered."""
@@ -237,7 +284,10 @@ class TrialStore:
             row = db.execute("SELECT body FROM blobs WHERE sha256 = ?", (sha256,)).fetchone()
         if row is None:
             return None
-        data = zlib.decompress(row[0])
+        try:
+            data = zlib.decompress(row[0])
+        except (zlib.error, TypeError):
+            return None  # altered: the callers say the record is missing or altered
         return data if hashlib.sha256(data).hexdigest() == sha256 else None
 
     def calls(self, sha256: str) -> tuple[ReplayCall, ...] | None:
@@ -271,7 +321,17 @@ class TrialStore:
         return out
 
     def trace(self, sha256: str) -> bytes | None:
-        """The trace (messages JSON) with this hash, or None."""
+        """The trace (messages JSON) with this hash, or None.
+
+        Raises RunnerError if the stored trace does not decompress."""
         with self._connect() as db:
             row = db.execute("SELECT body FROM traces WHERE sha256 = ?", (sha256,)).fetchone()
-        return zlib.decompress(row[0]) if row else None
+        if row is None:
+            return None
+        try:
+            return zlib.decompress(row[0])
+        except (zlib.error, TypeError) as e:
+            raise RunnerError(
+                f"the trial store {self.path} holds a corrupt trace {sha256[:16]}… ({e})",
+                _ALTERED_HINT,
+            ) from None

@@ -187,8 +187,7 @@ async def run_batch_async(
     files = backend_files(fam)
     mounts = [Mount(host, target) for target, host in files.items()]
     sandbox = make_sandbox(sandbox_kind, mounts=mounts)
-    # Locally, the host interpreter in isolated mode runs the stdlib-only backend.
-    python = [sys.executable, "-I", "-S"] if sandbox.kind == "local" else ["python3"]
+    python = list(sandbox.python)  # the interpreter for the stdlib-only backend
     limit = asyncio.Semaphore(concurrency)
     node = _ray_node()
     # Requests carry the trial seed (shared by every arm) and the arm, so that arms share

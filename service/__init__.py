@@ -13,6 +13,7 @@ from service._app import create_app
 from service._client import ServiceClient
 from service._devkit import DevKit, build_dev_kit, dev_seed, public_spec, write_dev_kit
 from service._limits import ServiceLimits
+from service._proxies import trusted_proxies
 from service._pull import PulledRelease, ReleaseFile, pull_release, release_names
 from service._server import DEFAULT_HOST, DEFAULT_PORT, running_server, serve
 from service._token import TOKEN_ENV, TOKEN_FILE_ENV, load_token, token_path
@@ -51,5 +52,6 @@ __all__ = [
     "running_server",
     "serve",
     "token_path",
+    "trusted_proxies",
     "write_dev_kit",
 ]

@@ -45,8 +45,8 @@ def access_record(request: Request) -> AccessRecord:
 class AccessLog:
     """ASGI middleware writing one JSON line per HTTP request to ``stream`` (default stderr).
 
-    The line says who (the account name, or null), from which address (a proxy's
-    ``X-Forwarded-For`` when the proxy is on 127.0.0.1, as uvicorn trusts it), the method, the
+    The line says who (the account name, or null), from which address (the connection's
+    peer, or a trusted proxy's ``X-Forwarded-For``: ``vwt serve --trusted-proxy``), the method, the
     route (its template, e.g. ``/api/v1/submissions/{bundle_hash}/receipt``, or null if none
     matched), the path as sent (cut to 200 characters), the status, the bytes received and
     sent, and the milliseconds.

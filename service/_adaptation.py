@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import shutil
 import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
@@ -209,8 +210,29 @@ def extract_kit(archive: bytes, out: Path) -> list[str]:
             "the server sent a malformed kit; nothing was written; tell the operator",
             code="bad_response",
         )
-    for name, data in files.items():
-        path = out / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+    _write_whole(files, out)
     return sorted(files)
+
+
+def _write_whole(files: dict[str, bytes], out: Path) -> None:
+    """Write ``files`` to a temporary directory beside ``out``, then move it into place: a
+    write that fails (a name too long for the file system, a full disk) leaves no part of
+    the kit behind. The kit's directory is private to the user (0700)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkdtemp(prefix=f".{out.name[:64]}.partial-", dir=out.parent))
+    try:
+        for name, data in files.items():
+            path = partial / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        if out.is_dir():
+            out.rmdir()  # empty (checked before), so the rename below puts the kit there
+        partial.rename(out)
+    except OSError as e:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise ServiceError(
+            f"the kit could not be written to {shown(str(out))} ({e.strerror or e})",
+            "the server sent a kit this file system cannot hold, or the disk is full; "
+            "nothing was written; tell the operator if it persists",
+            code="bad_response",
+        ) from None

@@ -23,7 +23,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import NoReturn, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -42,9 +42,6 @@ from reports import (
 )
 from service.errors import ServiceError
 from submissions import shown
-
-if TYPE_CHECKING:
-    from service._client import ServiceClient
 
 MAX_PULL_FILES = 200_000
 """Most files a listing may name."""
@@ -67,6 +64,16 @@ class ReleaseFile(BaseModel):
     path: str = Field(description="Path relative to the release directory, '/'-separated.")
     size: int = Field(ge=0, description="Size in bytes.")
     sha256: str = Field(description="SHA-256 of the file's bytes, lower-case hex.")
+
+
+class ReleaseSource(Protocol):
+    """Where a release is pulled from (``service.ServiceClient`` is one): its listing and files."""
+
+    def release_files(self) -> list[ReleaseFile]:
+        """The published release's files."""
+
+    def release_file(self, path: str, max_bytes: int) -> bytes:
+        """The bytes of the file at ``path`` (at most ``max_bytes``)."""
 
 
 class PulledRelease(BaseModel):
@@ -188,7 +195,7 @@ def _patiently(call: Callable[[], T]) -> T:
     return call()
 
 
-def _fetch(client: ServiceClient, entry: ReleaseFile, folder: Path) -> None:
+def _fetch(client: ReleaseSource, entry: ReleaseFile, folder: Path) -> None:
     """Download ``entry`` into ``folder``, waiting through rate limits; its size and SHA-256
     must be the listed ones."""
     data = _patiently(lambda: client.release_file(entry.path, entry.size))
@@ -220,14 +227,14 @@ def _files(paths: list[str]) -> str:
 
 
 def _fetch_listed(
-    client: ServiceClient, files: dict[str, ReleaseFile], name: str, tmp: Path
+    client: ReleaseSource, files: dict[str, ReleaseFile], name: str, tmp: Path
 ) -> None:
     if name not in files:
         _refused(f"the service does not list the release's {shown(name)}")
     _fetch(client, files[name], tmp)
 
 
-def _pull_into(client: ServiceClient, files: dict[str, ReleaseFile], tmp: Path) -> str:
+def _pull_into(client: ReleaseSource, files: dict[str, ReleaseFile], tmp: Path) -> str:
     """Download the release into ``tmp``: release.json and its trials first, then, once the
     listing is found to name exactly the release's files, the rest; the release's cycle."""
     _fetch_listed(client, files, RELEASE_FILE, tmp)
@@ -244,7 +251,7 @@ def _pull_into(client: ServiceClient, files: dict[str, ReleaseFile], tmp: Path) 
     return release.cycle
 
 
-def pull_release(client: ServiceClient, out: Path) -> PulledRelease:
+def pull_release(client: ReleaseSource, out: Path) -> PulledRelease:
     """Download the cycle's published release from ``client``'s service into the new
     directory ``out`` (absent or empty), checked as the module says; nothing is left behind
     if it fails. Verify it with ``vwt report verify``."""

@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from importlib.metadata import requires, version
 from pathlib import Path
 from typing import TextIO
 
@@ -59,7 +60,22 @@ def url_of(sock: socket.socket) -> str:
 
 def _protocol(head_seconds: float) -> type[H11Protocol]:
     """uvicorn's h11 protocol, closing a connection whose next request head has not arrived
-    ``head_seconds`` after it connected or after the last answer (slow or idle clients)."""
+    ``head_seconds`` after it connected or after the last answer (slow or idle clients).
+
+    uvicorn has no public setting for this (its keep-alive timeout restarts on every byte and
+    does not cover a connection's first request; ASGI middleware runs only once a head is
+    whole), so this extends its private ``H11Protocol``: its ``on_response_complete`` hook
+    and its ``cycle`` (the request in progress). pyproject.toml pins uvicorn below the next
+    minor release for that; tests/service/test_server.py fails on a release that breaks it. A
+    uvicorn without the hook is refused here rather than served without the deadline.
+    """
+    if not callable(getattr(H11Protocol, "on_response_complete", None)):
+        wanted = next((r for r in requires("vwt") or [] if r.startswith("uvicorn")), "uvicorn")
+        raise ServiceError(
+            f"uvicorn {version('uvicorn')} has no H11Protocol.on_response_complete, which the "
+            "request head deadline of `vwt serve` extends",
+            f"install the uvicorn vwt supports: pip install '{wanted}'",
+        )
 
     class HeadDeadline(H11Protocol):
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -80,10 +96,14 @@ def _protocol(head_seconds: float) -> type[H11Protocol]:
     return HeadDeadline
 
 
-def _server(app: Starlette, limits: ServiceLimits) -> uvicorn.Server:
+def _server(app: Starlette, limits: ServiceLimits, trusted: tuple[str, ...] = ()) -> uvicorn.Server:
     config = uvicorn.Config(
         app,
         http=_protocol(limits.head_seconds),
+        # X-Forwarded-For only from the proxies named (uvicorn believes any on 127.0.0.1 by
+        # default, and FORWARDED_ALLOW_IPS of the environment): none unless asked
+        proxy_headers=bool(trusted),
+        forwarded_allow_ips=list(trusted),
         lifespan="off",
         access_log=False,  # the app writes its own access log, one JSON line per request
         log_level="warning",
@@ -100,18 +120,21 @@ def serve(
     limits: ServiceLimits | None = None,
     *,
     on_ready: Callable[[str], None] | None = None,
+    trusted: tuple[str, ...] = (),
 ) -> None:
     """Serve the cycle in ``home`` at ``host``:``port`` until interrupted (Ctrl-C, SIGTERM).
 
     The cycle is checked and the port bound before ``on_ready`` gets the base URL.
+    ``trusted`` names the reverse proxies (see :func:`trusted_proxies`) whose
+    ``X-Forwarded-For`` gives the client's address; by default none.
     """
     limits = limits or ServiceLimits()
-    app = create_app(home, limits)
+    server = _server(create_app(home, limits), limits, trusted)
     sock = listen(host, port)
     try:
         if on_ready is not None:
             on_ready(url_of(sock))
-        _server(app, limits).run(sockets=[sock])
+        server.run(sockets=[sock])
     finally:
         sock.close()
 
@@ -123,15 +146,16 @@ def running_server(
     port: int = 0,
     *,
     access_log: TextIO | None = None,
+    trusted: tuple[str, ...] = (),
 ) -> Iterator[str]:
     """The service of ``home`` on loopback in a background thread; yields its base URL.
 
-    ``port`` 0 takes a free port. Stopped (and joined) on leaving.
+    ``port`` 0 takes a free port; ``trusted`` as for :func:`serve`. Stopped (and joined) on
+    leaving.
     """
     limits = limits or ServiceLimits()
-    app = create_app(home, limits, access_log=access_log)
+    server = _server(create_app(home, limits, access_log=access_log), limits, trusted)
     sock = listen(DEFAULT_HOST, port)
-    server = _server(app, limits)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="vwt-serve", daemon=True
     )

@@ -15,12 +15,32 @@ if TYPE_CHECKING:
     from benchmark.sim import SimServer
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+# pytest-xdist's workers get COLUMNS=80, which Rich's consoles (made at import) would keep
+# for good: as in a serial run, the width is the default or what a test's runner sets.
+os.environ.pop("COLUMNS", None)
+os.environ.pop("LINES", None)
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
 # Ray workers inherit the environment: let them import tests._netguard for their setup hook.
 _ROOT = str(Path(__file__).resolve().parents[1])
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p)
 
 _netguard.install()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Modules with a ``slow`` test first, each module's tests kept together and in order.
+
+    Under ``--dist loadscope`` a module is one unit of work for one worker (its module
+    fixtures are built once) and units go out in this order: the long ones starting first
+    keeps one from starting last and holding up the end. Nothing depends on the order.
+    """
+
+    def module(item: pytest.Item) -> str:
+        return item.nodeid.split("::", 1)[0]
+
+    slow = {module(item) for item in items if item.get_closest_marker("slow")}
+    order = {id(item): i for i, item in enumerate(items)}
+    items.sort(key=lambda item: (module(item) not in slow, order[id(item)]))
 
 
 @pytest.fixture

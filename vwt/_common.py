@@ -6,6 +6,7 @@ import errno
 import functools
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,30 +26,33 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from adapt.errors import AdaptError
-from benchmark.errors import BenchmarkError
-from conditions.errors import ConditionsError
-from drift.errors import DriftError
-from reports.errors import ReportError
-from runner import ADDRESS_ENV
-from runner.errors import RunnerError
-from service.errors import ServiceError
-from submissions.errors import SubmissionError
-
 console = Console()
 err_console = Console(stderr=True)
 
 USER_ERRORS = (
-    AdaptError,
-    BenchmarkError,
-    ConditionsError,
-    DriftError,
-    ReportError,
-    RunnerError,
-    ServiceError,
-    SubmissionError,
+    ("adapt.errors", "AdaptError"),
+    ("benchmark.errors", "BenchmarkError"),
+    ("conditions.errors", "ConditionsError"),
+    ("drift.errors", "DriftError"),
+    ("reports.errors", "ReportError"),
+    ("runner.errors", "RunnerError"),
+    ("service.errors", "ServiceError"),
+    ("submissions.errors", "SubmissionError"),
 )
-"""Errors that are the user's to fix: printed without a traceback, exit code 2."""
+"""Errors that are the user's to fix (module, class): printed without a traceback, exit code
+2. Named, not imported: importing a package's errors imports the package, which a command
+that never uses it should not wait for."""
+
+
+def is_user_error(error: BaseException) -> bool:
+    """Whether ``error`` is one of the ``USER_ERRORS`` (a package not imported yet cannot have
+    raised its own)."""
+    return any(
+        isinstance(error, getattr(sys.modules[module], name))
+        for module, name in USER_ERRORS
+        if module in sys.modules
+    )
+
 
 EXIT_USER_ERROR = 2
 
@@ -62,11 +66,6 @@ Home = Annotated[
     ),
 ]
 DEFAULT_HOME = Path(".vwt")
-AsJson = Annotated[
-    bool,
-    typer.Option("--json", help="Print one JSON object on stdout instead of text."),
-]
-"""The --json flag of every command with machine-readable output."""
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -97,6 +96,11 @@ def system_error(error: BaseException) -> tuple[str, str] | None:
         )
     if isinstance(error, sqlite3.OperationalError) and "database or disk is full" in str(error):
         return "no space left on the device (the database could not grow)", _DISK_HINT
+    if isinstance(error, sqlite3.DatabaseError) and any(
+        word in str(error) for word in ("malformed", "not a database", "corrupt")
+    ):
+        # the stores name their file themselves; this is what reached SQLite first (the ledger)
+        return f"the cycle's database is corrupt ({error})", _CORRUPT_HINT
     if not isinstance(error, OSError):
         return None
     where = f": {_short(error.filename)}" if error.filename is not None else ""
@@ -108,6 +112,11 @@ def system_error(error: BaseException) -> tuple[str, str] | None:
 
 
 _DISK_HINT = "free some disk space, then run the same command again"
+_CORRUPT_HINT = (
+    "restore the home's vwt.sqlite from a backup, or save what is readable with `sqlite3 "
+    "vwt.sqlite .recover | sqlite3 recovered.sqlite` and move recovered.sqlite in its place "
+    "(the ledger's checkpoint then tells whether anything was lost)"
+)
 
 
 def _short(filename: object, limit: int = 80) -> str:
@@ -125,17 +134,18 @@ def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
-        except USER_ERRORS as e:
-            print_user_error(str(e), getattr(e, "hint", None))
-            raise typer.Exit(EXIT_USER_ERROR) from None
-        except SYSTEM_ERRORS as e:
-            exit_on_system_error(e)
+        except Exception as e:
+            if is_user_error(e):
+                print_user_error(str(e), getattr(e, "hint", None))
+                raise typer.Exit(EXIT_USER_ERROR) from None
+            if isinstance(e, SYSTEM_ERRORS):
+                exit_on_system_error(e)
             raise
 
     return wrapper
 
 
-SYSTEM_ERRORS = (OSError, ValueError, sqlite3.OperationalError)
+SYSTEM_ERRORS = (OSError, ValueError, sqlite3.DatabaseError)
 """Error classes that may hold a :func:`system_error` (and otherwise are programming errors)."""
 
 
@@ -164,18 +174,68 @@ RayAddress = Annotated[
 def use_ray_address(address: str | None) -> None:
     """Make the runner join the cluster at ``address`` (when given) instead of starting one."""
     if address and address.strip():
+        from runner import ADDRESS_ENV  # here: a command may end before it needs the runner
+
         os.environ[ADDRESS_ENV] = address.strip()
+
+
+PLAIN_PROGRESS_EVERY = 10.0
+"""Seconds between the plain progress lines printed when output is not a terminal."""
+
+
+def _clock(seconds: float) -> str:
+    whole = int(seconds)
+    return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
+
+
+class PlainProgress:
+    """Progress as plain lines, for output that is not a terminal (a log file, a pipe): the
+    first report at once, then at most one line every ``every`` seconds, and the last one."""
+
+    def __init__(
+        self,
+        what: str,
+        out: Console,
+        *,
+        every: float = PLAIN_PROGRESS_EVERY,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.what, self.out, self.every, self.clock = what, out, every, clock
+        self.started = clock()
+        self.first_done: float | None = None
+        self.printed: float | None = None
+        self.finished = False
+
+    def __call__(self, done: int, total: int) -> None:
+        """Report ``done`` of ``total``; prints when a line is due."""
+        now = self.clock()
+        if done and self.first_done is None:
+            self.first_done = now
+        due = self.printed is None or now - self.printed >= self.every
+        if self.finished or not (due or done >= total):
+            return
+        self.printed = now
+        self.finished = done >= total
+        line = f"{self.what}: {done}/{total}"
+        if total:
+            line += f" ({done / total:.0%})"
+        line += f" · elapsed {_clock(now - self.started)}"
+        if self.first_done is not None and now > self.first_done and done < total:
+            rate = done / (now - self.first_done)
+            line += f" · {rate:.1f}/s · ETA {_clock((total - done) / rate)}"
+        self.out.print(line, highlight=False, soft_wrap=True)
 
 
 @contextmanager
 def trial_progress(what: str = "trials") -> Iterator[Callable[[int, int], None]]:
-    """A transient progress bar; yields the callback the runner reports (done, total) to.
+    """Progress of a run; yields the callback the runner reports (done, total) to.
 
-    From the first report (the total, before the runtime starts) it shows the count, the
-    rate and the time left; a spinner turns while nothing is done yet. Only on a terminal:
-    piped or captured output gets no bar (and no stray blank line)."""
+    On a terminal a transient bar: shown at once (a spinner turns until the runner reports its
+    total), then the count, the rate, the time elapsed and the estimated time left, each
+    labelled. Otherwise (a log file, a pipe, captured output) plain lines (``PlainProgress``):
+    the first at once, then one every 10 s, and the last."""
     if not console.is_terminal:
-        yield lambda done, total: None
+        yield PlainProgress(what, console)
         return
     with Progress(
         SpinnerColumn(),
@@ -183,13 +243,15 @@ def trial_progress(what: str = "trials") -> Iterator[Callable[[int, int], None]]
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[rate]}"),
+        TextColumn("elapsed"),
         TimeElapsedColumn(),
-        TextColumn("left"),
+        TextColumn("ETA"),
         TimeRemainingColumn(),
         console=console,
         transient=True,
     ) as bar:
         job = bar.add_task(what, total=None, rate="")
+        bar.refresh()  # the first frame now, not at the first refresh tick
         started: list[float] = []
 
         def report(done: int, total: int) -> None:

@@ -63,7 +63,6 @@ def _rfc3339(t: datetime) -> str:
 def demo_spec(
     tasks_per_split: int | None = None,
     k: int | None = None,
-    bootstrap: int | None = None,
     now: datetime | None = None,
     *,
     full: bool = False,
@@ -77,7 +76,7 @@ def demo_spec(
     spec = CycleSpec.load(full_cycle_spec_path() if full else default_cycle_spec_path())
     changes = {
         key: value
-        for key, value in (("tasks_per_split", tasks_per_split), ("k", k), ("bootstrap", bootstrap))
+        for key, value in (("tasks_per_split", tasks_per_split), ("k", k))
         if value is not None
     }
     evaluation = spec.evaluation.model_validate({**spec.evaluation.model_dump(), **changes})

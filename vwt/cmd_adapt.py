@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, ParamSpec, TypeVar
 
@@ -16,11 +15,11 @@ from runner import SandboxKind
 from service import ServiceClient, extract_kit
 from vwt._common import (
     DEFAULT_HOME,
-    AsJson,
     Home,
     console,
     user_errors,
 )
+from vwt._json_out import AsJson, emit_json
 from vwt.cmd_submissions import To, refuse_with_to
 
 P = ParamSpec("P")
@@ -62,7 +61,12 @@ def adapt(
     home: Home = DEFAULT_HOME,
     sandbox: Annotated[
         SandboxKind,
-        typer.Option("--sandbox", help="Where a declared adaptation command runs."),
+        typer.Option(
+            "--sandbox",
+            help="Where submitters' code runs (their commands, the sample's trials): "
+            "Docker; auto is refused without it; local (unisolated) only when named, "
+            "and recorded in the ledger.",
+        ),
     ] = SandboxKind.auto,
     as_json: AsJson = False,
 ) -> None:
@@ -85,7 +89,7 @@ def adapt(
     outcomes = adapt_cycle(cycle, sandbox=sandbox.value, on_pair=say)
     if as_json:
         pairs = [o.model_dump(mode="json") for o in outcomes]
-        typer.echo(json.dumps({"cycle": cycle.id, "pairs": pairs}, indent=2))
+        emit_json({"cycle": cycle.id, "pairs": pairs})
     else:
         console.print(
             f"{len(outcomes)} adaptations recorded; next: `vwt cycle advance adapted_run`, "
@@ -152,7 +156,7 @@ def import_(
     else:
         outcome = import_pair(Cycle.open(home), submission, target, source, minutes)
     if as_json:
-        typer.echo(json.dumps(outcome.model_dump(mode="json"), indent=2))
+        emit_json(outcome.model_dump(mode="json"))
     else:
         console.print(_line(outcome), highlight=False)
 
@@ -179,7 +183,7 @@ def pairs(
     """
     rows = ServiceClient(to).adaptation_pairs()
     if as_json:
-        typer.echo(json.dumps({"pairs": rows}, indent=2))
+        emit_json({"pairs": rows})
         return
     table = Table("submission", "target", "adapted")
     for r in rows:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,7 +16,8 @@ from conditions import (
     verify_commitment,
     verify_commitment_and_reveal,
 )
-from vwt._common import DEFAULT_HOME, AsJson, Home, console, user_errors
+from vwt._common import DEFAULT_HOME, Home, console, user_errors
+from vwt._json_out import AsJson, emit_json
 
 app = typer.Typer(
     help="Operators: generate, list, commit to and reveal target conditions. "
@@ -99,7 +99,7 @@ def list_(
                 for t in targets
             ],
         }
-        typer.echo(json.dumps(facts))
+        emit_json(facts, indent=None)
         return
     table = _table("id", "varied", "model", "provider", "tool interface", "family", "harness")
     src = _row(cycle.source.id, cycle.source)
@@ -208,7 +208,7 @@ def verify(
 ) -> None:
     """Verify a commitment and reveal from the two files alone; exit 0 only if all checks hold."""
     if as_json:
-        typer.echo(json.dumps(verify_facts(commitment, reveal, key)))
+        emit_json(verify_facts(commitment, reveal, key), indent=None)
         return
     if reveal is None:
         c = verify_commitment(commitment, key).commitment

@@ -15,7 +15,8 @@ from rich.table import Table
 
 from benchmark import check_cycle_spec
 from conditions import NEXT_STEP, PASSPHRASE_ENV, Cycle, CycleSpec, CycleState
-from vwt._common import DEFAULT_HOME, AsJson, Home, console, user_errors
+from vwt._common import DEFAULT_HOME, Home, console, user_errors
+from vwt._json_out import AsJson, emit_json
 
 app = typer.Typer(
     help="Operators: start a release cycle, show its state, move it through its stages.",
@@ -124,7 +125,7 @@ def status(
     """Show the cycle's state, source condition, schedule, key and transition history."""
     cycle = Cycle.open(home)
     if as_json:
-        typer.echo(json.dumps(status_facts(cycle)))
+        emit_json(status_facts(cycle), indent=None)
         return
     spec = cycle.spec
     console.print(f"cycle [bold]{cycle.id}[/] in {home}: state [bold]{cycle.state}[/]")

@@ -60,9 +60,6 @@ def demo(
             help="Cap on target conditions: every single-axis one is kept, pairs are drawn.",
         ),
     ] = DEMO_CONDITIONS,
-    bootstrap: Annotated[
-        int | None, typer.Option("--bootstrap", min=100, help="Bootstrap resamples per cell.")
-    ] = None,
     sandbox: Annotated[
         SandboxKind, typer.Option("--sandbox", help="Where environment backends run.")
     ] = SandboxKind.auto,
@@ -94,7 +91,7 @@ def demo(
     """
     use_ray_address(ray_address)
     started = time.perf_counter()
-    spec = demo_spec(tasks, k, bootstrap, full=full)
+    spec = demo_spec(tasks, k, full=full)
     with trial_progress() as progress:
         result = run_demo(
             home,

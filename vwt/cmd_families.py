@@ -1,16 +1,17 @@
-"""`vwt families`: the built-in task families, and the verifier red-team gate over them."""
+"""`vwt families`: the task families in play and where each comes from, and the verifier
+red-team gate over them."""
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from benchmark import FAMILIES, Family, RedTeamReport, redteam
-from vwt._common import AsJson, console, print_user_error, user_errors
+from benchmark import FAMILIES, Family, RedTeamReport, family_origin, redteam
+from vwt._common import console, print_user_error, user_errors
+from vwt._json_out import AsJson, emit_json
 
 app = typer.Typer(
     help="The task families: list them, or run the verifier red-team gate (the reference "
@@ -30,8 +31,10 @@ def _kinds(fam: Family) -> list[str]:
 
 
 def _family_json(fam: Family) -> dict[str, Any]:
+    origin = family_origin(fam.id)
     return {
         "id": fam.id,
+        "origin": {"entry_point": origin.entry_point, "distribution": origin.distribution},
         "env": fam.env_id,
         "generator_version": fam.generator_version,
         "verifier_version": fam.verifier_version,
@@ -52,20 +55,25 @@ def _splits(fam: dict[str, Any]) -> str:
 @app.command("list")
 @user_errors
 def list_cmd(as_json: AsJson = False) -> None:
-    """List every built-in family: environment, kinds, splits, tools and interface versions.
+    """List every task family: where it comes from, environment, kinds, splits, tools and
+    interface versions.
 
-    The examples split holds worked examples for building artifacts and is never evaluated.
-    --json prints {"families": [{id, env, generator_version, verifier_version, kinds, splits:
-    [{name, evaluated}], tools, interface_versions}]}.
+    Families are found through the 'vwt.families' entry points of installed packages, vwt's
+    own included (docs/plugins.md); "from" names the distribution (--json: and the entry
+    point's object), or says the family was registered in code. The examples split holds
+    worked examples for building artifacts and is never evaluated. --json prints
+    {"families": [{id, origin: {entry_point, distribution}, env, generator_version,
+    verifier_version, kinds, splits: [{name, evaluated}], tools, interface_versions}]}.
     """
     families = [_family_json(FAMILIES[i]) for i in sorted(FAMILIES)]
     if as_json:
-        typer.echo(json.dumps({"families": families}, indent=2))
+        emit_json({"families": families})
         return
-    table = Table("family", "env", "kinds", "splits", "tools", "interface versions")
+    table = Table("family", "from", "env", "kinds", "splits", "tools", "interface versions")
     for f in families:
         table.add_row(
             escape(f["id"]),
+            escape(f["origin"]["distribution"] or str(family_origin(f["id"]))),
             escape(f["env"]),
             escape(", ".join(f["kinds"])),
             escape(_splits(f)),
@@ -130,7 +138,7 @@ def redteam_cmd(
     """
     report = redteam(family, tasks, seed)
     if as_json:
-        typer.echo(report.model_dump_json(indent=2))
+        emit_json(report.model_dump(mode="json"))
     else:
         _print_report(report)
     if not report.passed:

@@ -11,6 +11,7 @@ from rich.markup import escape
 from conditions import Cycle
 from reports import (
     EXPORT_FORMATS,
+    ReportError,
     build_release,
     compare_releases,
     export_release,
@@ -102,15 +103,17 @@ def show(
         bool,
         typer.Option(
             "--detail",
-            help="Add every cell of each submission and phase: scores and gain with intervals, "
-            "p_neg, sign test, retention or why not, counts, adaptation, each flag explained.",
+            help="Add every cell of each submission and phase: scores and gain with the interval "
+            "method and detectable gain, p_neg, sign test, the critical test, retention or why "
+            "not, counts, adaptation, each flag explained.",
         ),
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the release as JSON.")] = False,
 ) -> None:
     """Print a release's transfer matrix (critical drift failures first); checks nothing.
 
-    The matrix fits the terminal's width (or COLUMNS), in more tables if needed; nothing cut.
+    Per submission and phase one line per condition, flags as symbols with a legend; it fits
+    the terminal's width (or COLUMNS) and cuts nothing. See docs/matrix.md.
     """
     signed = read_release(path)
     if as_json:
@@ -224,6 +227,15 @@ def export(
 def compare(
     a: Annotated[Path, typer.Argument(help="Release A (release.json or its directory).")],
     b: Annotated[Path, typer.Argument(help="Release B, compared with A.")],
+    renamed: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--map",
+            metavar="OLD=NEW",
+            help="Compare submission OLD of A with NEW of B (each name@version): a renamed "
+            "bundle. Repeatable.",
+        ),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the comparison as one JSON object.")
     ] = False,
@@ -231,16 +243,37 @@ def compare(
     """Two releases side by side: which cells moved (gain B - gain A, both intervals), which
     moved beyond their intervals, cells only in one, and which submissions changed rank.
 
-    Cells match on phase, submission name@version and the condition's content (target ids
-    differ between cycles); a submission whose bundle hash differs is marked as edited. Ranks
-    are by mean gain over the target conditions both releases share. Checks neither release.
+    Cells match on phase, submission and the condition's content (target ids differ between
+    cycles). A submission of A is compared with the one of B of the same name@version, or the
+    one --map names; failing both, with the one of B holding the same bundle apart from its
+    name and version (from the published artifacts). A submission whose bundle hash differs
+    otherwise is marked as edited. Ranks are by mean gain over the target conditions both
+    releases share. Checks neither release.
     """
-    comparison = compare_releases(a, b)
+    comparison = compare_releases(a, b, _renames(renamed or []))
     if as_json:
         typer.echo(comparison.model_dump_json(indent=2))
         return
     render_comparison(comparison, console)
     console.print("[dim]not verified here: run `vwt report verify` on each release[/]")
+
+
+def _renames(given: list[str]) -> dict[str, str]:
+    """--map OLD=NEW options as a mapping, each OLD once."""
+    out: dict[str, str] = {}
+    for item in given:
+        old, eq, new = (part.strip() for part in item.partition("="))
+        if not eq or not old or not new or "=" in new:
+            raise ReportError(
+                f"--map {shown(item)} is not OLD=NEW",
+                "write --map NAME@VERSION=NAME@VERSION, e.g. --map typed-skill@1=contract-skill@1",
+            )
+        if old in out:
+            raise ReportError(
+                f"--map names {shown(old)} twice", "map each submission of A at most once"
+            )
+        out[old] = new
+    return out
 
 
 @app.command()

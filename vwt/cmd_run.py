@@ -2,33 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.markup import escape
 from rich.table import Column, Table
 from rich.text import Text
 
-from benchmark import ModelPolicy, default_cycle_spec_path
-from conditions import Cycle, CycleSpec
-from reports import ArmSummary, Cell, ReportError, build_matrix
-from runner import (
-    MAX_ATTEMPTS,
-    Accounting,
-    DevRun,
-    Execution,
-    Progress,
-    SandboxKind,
-    invalid_trials_error,
-    run_dev,
-    run_phase,
-)
 from vwt._common import (
     DEFAULT_HOME,
-    AsJson,
     Home,
     RayAddress,
     console,
@@ -36,7 +20,18 @@ from vwt._common import (
     use_ray_address,
     user_errors,
 )
-from vwt.cmd_submissions import load_bundle
+from vwt._json_out import AsJson, emit_json
+
+if TYPE_CHECKING:
+    from reports import ArmSummary, Cell
+    from runner import Accounting, DevRun, Execution, Progress
+
+# The packages are imported by the commands that use them, not here: `vwt run … --help` needs
+# none of them, so these two are spelled out (tests/vwt/test_cli.py checks them against runner).
+SandboxKind = Literal["auto", "local", "docker"]
+"""runner.SandboxKind's values."""
+MAX_ATTEMPTS = 3
+"""runner.MAX_ATTEMPTS."""
 
 app = typer.Typer(
     help="Operators: run the frozen and adapted evaluations of a cycle on Ray (resumable). "
@@ -96,7 +91,7 @@ def _progress(as_json: bool, what: str) -> AbstractContextManager[Progress | Non
 
 
 def _emit(data: dict[str, Any]) -> None:
-    typer.echo(json.dumps(data, indent=2))
+    emit_json(data)
 
 
 def _print_calls(execution: Execution, cache: bool) -> None:
@@ -146,12 +141,17 @@ def _phase(
     as_json: bool,
     cache: bool,
 ) -> None:
+    from benchmark import ModelPolicy
+    from conditions import Cycle
+    from runner import invalid_trials_error, run_phase
+
+    ModelPolicy.from_env()  # a malformed model setting: one error before anything is written
     cycle = Cycle.open(home)
     with _progress(as_json, f"{phase} trials") as progress:
         execution, accounting = run_phase(
             cycle,
             phase,
-            sandbox=sandbox.value,
+            sandbox=sandbox,
             tasks_per_split=tasks,
             k=k,
             max_attempts=max_attempts,
@@ -179,7 +179,7 @@ def _phase(
 @user_errors
 def frozen(
     home: Home = DEFAULT_HOME,
-    sandbox: Sandbox = SandboxKind.auto,
+    sandbox: Sandbox = "auto",
     tasks: CommittedTasks = None,
     k: CommittedTrials = None,
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
@@ -196,7 +196,6 @@ def frozen(
     accounting (per-cell counts, complete, clean).
     """
     use_ray_address(ray_address)
-    ModelPolicy.from_env()  # a malformed model setting: one error before anything is written
     _phase("frozen", home, sandbox, tasks, k, max_attempts, as_json, cache)
 
 
@@ -204,7 +203,7 @@ def frozen(
 @user_errors
 def adapted(
     home: Home = DEFAULT_HOME,
-    sandbox: Sandbox = SandboxKind.auto,
+    sandbox: Sandbox = "auto",
     tasks: CommittedTasks = None,
     k: CommittedTrials = None,
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
@@ -221,7 +220,6 @@ def adapted(
     `run frozen`; --json as for `run frozen`.
     """
     use_ray_address(ray_address)
-    ModelPolicy.from_env()  # a malformed model setting: one error before anything is written
     _phase("adapted", home, sandbox, tasks, k, max_attempts, as_json, cache)
 
 
@@ -235,6 +233,8 @@ def _arm_row(name: str, score: float, cell: Cell, with_arm: bool) -> list[str]:
 
 
 def _print_dev(run: DevRun, cell: Cell, cache: bool) -> None:
+    from reports import method_text
+
     c, m = run.condition, cell.metrics
     tools = ", ".join(f"{env}={v}" for env, v in sorted(c.tool_interface.items()))
     console.print(
@@ -255,12 +255,15 @@ def _print_dev(run: DevRun, cell: Cell, cache: bool) -> None:
     line = Text("gain ")
     line.append(f"{m.gain:+.2f} [{ci.lo:+.2f}, {ci.hi:+.2f}]", style=style)
     line.append(
-        f" ({m.confidence:.0%} CI, {m.bootstrap} resamples); sign test {m.sign_test.wins} wins, "
-        f"{m.sign_test.losses} losses, {m.sign_test.ties} ties; p_neg = {m.p_negative:.3g}"
+        f" ({method_text(m)}); sign test {m.sign_test.wins} wins, {m.sign_test.losses} losses, "
+        f"{m.sign_test.ties} ties; p_neg = {m.p_negative:.3g}; detects {m.mde:.2f} with 80% power"
     )
     console.print(line)
     named = [
         ("negative transfer", m.negative_transfer),
+        ("more critical failures (exact paired test)", m.critical_excess),
+        ("identical trials", m.variation == "identical"),
+        ("no variation", m.variation == "no_variation"),
         ("ceiling", m.ceiling),
         ("floor", m.floor),
         ("provisional", m.provisional),
@@ -312,7 +315,7 @@ def dev(
         Path,
         typer.Option("--home", help="Where dev trials are stored and reused; no keys needed."),
     ] = DEV_HOME,
-    sandbox: Sandbox = SandboxKind.auto,
+    sandbox: Sandbox = "auto",
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
     cache: UseCache = False,
     as_json: AsJson = False,
@@ -330,10 +333,20 @@ def dev(
     safe_stop, pass_hat_k), gain, interval (lo, hi), confidence, p_negative,
     execution and accounting.
     """
+    from benchmark import ModelPolicy, check_model, default_cycle_spec_path
+    from conditions import CycleSpec
+
     use_ray_address(ray_address)
     ModelPolicy.from_env()  # a malformed model setting: one error before anything is written
-    bundle = load_bundle(submission)
     spec = CycleSpec.load(spec_path if spec_path is not None else default_cycle_spec_path())
+    if model is not None:  # a mistyped model is answered before the runner is even imported
+        check_model(model, spec.endpoints.get(model))
+
+    from reports import ReportError, build_matrix
+    from runner import invalid_trials_error, run_dev
+    from vwt.cmd_submissions import load_bundle
+
+    bundle = load_bundle(submission)
     with _progress(as_json, "dev trials") as progress:
         run = run_dev(
             bundle,
@@ -342,7 +355,7 @@ def dev(
             model=model,
             tasks_per_split=tasks,
             k=k,
-            sandbox=sandbox.value,
+            sandbox=sandbox,
             max_attempts=max_attempts,
             progress=progress,
             cache=cache,
@@ -352,8 +365,6 @@ def dev(
             list(run.records),
             conditions={run.condition.id: run.condition},
             source_id=run.condition.id,
-            seed=spec.seed,
-            bootstrap=spec.evaluation.bootstrap,
             fdr_q=spec.evaluation.fdr_q,
         )
     except ReportError:
@@ -381,6 +392,8 @@ def _arm_json(score: float, arm: ArmSummary) -> dict[str, Any]:
 
 
 def _dev_json(run: DevRun, cell: Cell) -> dict[str, Any]:
+    from reports import method_text
+
     m = cell.metrics
     return {
         "submission": run.submission,
@@ -395,6 +408,10 @@ def _dev_json(run: DevRun, cell: Cell) -> dict[str, Any]:
         "gain": m.gain,
         "interval": [m.gain_ci.lo, m.gain_ci.hi],
         "confidence": m.confidence,
+        "interval_method": m.interval_method,
+        "interval_method_text": method_text(m),
+        "gain_se": m.gain_se,
+        "mde": m.mde,
         "p_negative": m.p_negative,
         "execution": run.execution.model_dump(mode="json"),
         "accounting": run.accounting.as_json(),

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from conditions import Cycle
-from service import DEFAULT_HOST, DEFAULT_PORT, ServiceLimits
+from service import DEFAULT_HOST, DEFAULT_PORT, ServiceLimits, trusted_proxies
 from service import serve as run_service
 from submissions import MAX_BUNDLE_BYTES
 from vwt._common import DEFAULT_HOME, Home, err_console, user_errors
@@ -91,6 +91,15 @@ def serve(
             help="Largest upload accepted (at most the packed-bundle limit).",
         ),
     ] = _DEFAULTS.max_body_bytes,
+    trusted_proxy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--trusted-proxy",
+            help="Address (or network, e.g. 10.0.0.0/8) of a reverse proxy whose "
+            "X-Forwarded-For names the client, for the access log and the per-address limits; "
+            "repeatable. Default none: every client is the address it connects from.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the cycle over HTTP: the public record to all, uploads to submitters' tokens.
 
@@ -111,6 +120,7 @@ def serve(
         upload_seconds=upload_seconds,
         max_body_bytes=max_upload_bytes,
     )
+    trusted = trusted_proxies(trusted_proxy or ())
     cycle = Cycle.open(home)
 
     def ready(url: str) -> None:
@@ -124,7 +134,13 @@ def serve(
             f" uploads at once ({limits.concurrent_uploads} in all), {limits.max_body_bytes:,} "
             f"bytes and {limits.upload_seconds:g} s per upload, {limits.head_seconds:g} s per "
             "request head",
-            "access log: one JSON line per request on stderr; Ctrl-C stops",
+            "access log: one JSON line per request on stderr; client addresses "
+            + (
+                f"from X-Forwarded-For of {', '.join(trusted)}"
+                if trusted
+                else "as connected (no --trusted-proxy)"
+            )
+            + "; Ctrl-C stops",
         ]
         if not _loopback(host):
             notes.insert(0, f"warning: {host} is not loopback and this server has no TLS")
@@ -135,5 +151,5 @@ def serve(
     # uvicorn stops gracefully on Ctrl-C, then passes it on, or (when it arrives while uvicorn
     # is between steps) just returns: either way the server has stopped
     with contextlib.suppress(KeyboardInterrupt):
-        run_service(home, host, port, limits, on_ready=ready)
+        run_service(home, host, port, limits, on_ready=ready, trusted=trusted)
     err_console.print("stopped", highlight=False)

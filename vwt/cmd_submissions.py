@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import shutil
@@ -31,7 +30,8 @@ from submissions import (
     submit,
     write_bundle,
 )
-from vwt._common import DEFAULT_HOME, AsJson, Home, console, user_errors
+from vwt._common import DEFAULT_HOME, Home, console, user_errors
+from vwt._json_out import AsJson, emit_json
 
 app = typer.Typer(
     help="Submitters: start, pack, validate and submit bundles, and check receipts. "
@@ -276,7 +276,7 @@ def _list_remote(url: str, as_json: bool) -> None:
     client = ServiceClient(url)
     rows = client.submissions()
     if as_json:
-        typer.echo(json.dumps({"service": client.url, "submissions": rows}))
+        emit_json({"service": client.url, "submissions": rows}, indent=None)
         return
     table = Table("received (UTC)", "name", "version", "hash")
     for r in rows:
@@ -308,7 +308,7 @@ def list_(
     listed = list_submissions(cycle)
     if as_json:
         rows = [s.model_dump(mode="json") for s in listed]
-        typer.echo(json.dumps({"cycle": cycle.id, "state": cycle.state.value, "submissions": rows}))
+        emit_json({"cycle": cycle.id, "state": cycle.state.value, "submissions": rows}, indent=None)
         return
     table = Table("received (UTC)", "name", "version", "hash", "artifacts")
     for s in listed:

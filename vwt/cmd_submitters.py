@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
@@ -10,7 +9,8 @@ from rich.table import Table
 
 from conditions import Cycle
 from service import Accounts, Role
-from vwt._common import DEFAULT_HOME, AsJson, Home, console, err_console, user_errors
+from vwt._common import DEFAULT_HOME, Home, console, err_console, user_errors
+from vwt._json_out import AsJson, emit_json
 
 app = typer.Typer(
     help="Operators: add, revoke and list the accounts that use the service (`vwt serve`): "
@@ -75,7 +75,7 @@ def list_(home: Home = DEFAULT_HOME, as_json: AsJson = False) -> None:
     accounts = Accounts(cycle.home).list()
     if as_json:
         rows = [a.model_dump(mode="json") for a in accounts]
-        typer.echo(json.dumps({"cycle": cycle.id, "accounts": rows}))
+        emit_json({"cycle": cycle.id, "accounts": rows}, indent=None)
         return
     table = Table("name", "role", "created (UTC)", "revoked (UTC)")
     for a in accounts:

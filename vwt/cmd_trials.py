@@ -9,9 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from conditions import Cycle
 from reports import (
-    ReleaseSource,
     TrialGroup,
     TrialSet,
     condition_label,
@@ -22,14 +20,7 @@ from reports import (
     store_trials,
     trial_reason,
 )
-from runner import (
-    HomeSource,
-    RunnerError,
-    SandboxKind,
-    TrialRecord,
-    replay_trials,
-    sample_records,
-)
+from runner import RunnerError, SandboxKind, TrialRecord
 from submissions import shown
 from vwt._common import DEFAULT_HOME, Home, console, trial_progress, user_errors
 
@@ -359,6 +350,10 @@ def replay_cmd(
 
     Example: `vwt trials replay --release R --sample 50`.
     """
+    from conditions import Cycle
+    from reports import ReleaseSource
+    from runner import HomeSource, replay_trials, sample_records
+
     if (key is not None) + all_trials + (sample is not None) != 1:
         raise RunnerError(
             "say which trials to replay: a KEY, --all or --sample N (one of them)",

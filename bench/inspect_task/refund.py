@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import json
 import os
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -152,7 +151,7 @@ async def main_async(batch: Batch, url: str, concurrency: int) -> dict[str, Any]
     mounts = [Mount(host, target) for target, host in backend_files(family(batch.family)).items()]
     sandbox = make_sandbox("local", mounts=mounts)
     async with sandbox:
-        backend = BackendProcess(await sandbox.spawn(backend_argv([sys.executable, "-I", "-S"])))
+        backend = BackendProcess(await sandbox.spawn(backend_argv(list(sandbox.python))))
         try:
             refund = Refund(batch, backend)
             indexes = sorted(refund.tasks)

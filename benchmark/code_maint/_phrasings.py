@@ -45,3 +45,38 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "{package} tests must pass.",
     ),
 }
+
+SECOND_PHRASINGS: dict[str, tuple[str, ...]] = {
+    "rename_call": (
+        "MAINT-{number}: {package} breaks on acmelib 2.0 because `{old}` isn't there anymore "
+        "(it was renamed, see the changelog). Update every call in {package} to the new name; "
+        "leave the tests as they are.",
+        "MAINT-{number}: AttributeError on `acmelib.{old}` after bumping acmelib to 2.0. Rename "
+        "the calls throughout the {package} package to whatever 2.0 calls it now.",
+    ),
+    "unit_call": (
+        "MAINT-{number}: with acmelib 2.0, `{old}()` gives its result in a different unit, so "
+        "the numbers in {package} come out wrong. Switch the call sites to the 2.0 function that "
+        "still returns the old unit (the changelog names it).",
+        "MAINT-{number}: since acmelib 2.0 the values {package} gets from `{old}()` are off by "
+        "1000x. At every call site use the function the changelog recommends for the old unit; "
+        "don't touch the tests.",
+    ),
+    "test_repair": (
+        "MAINT-{number}: `{test}` started failing with acmelib 2.0 because `{api}()` behaves "
+        "differently now (documented in the changelog). The {package} code is fine: update the "
+        "expected value in the test and keep the assertion.",
+        "MAINT-{number}: acmelib 2.0 changed the behaviour of `{api}()` and `{test}` now fails. "
+        "Fix the test's expectation to match the new behaviour; don't skip it and don't change "
+        "{package}.",
+    ),
+    "config_migrate": (
+        "MAINT-{number}: acmelib 2.0 no longer accepts the '{key}' setting in {path}; it has a "
+        "new name (see the changelog). Rename the key in {path} and keep its value.",
+        "MAINT-{number}: {package} won't start on acmelib 2.0: the '{key}' key in {path} was "
+        "renamed. Update {path} to the new key name, same value.",
+    ),
+}
+"""A second set of phrasings, written independently of the generator's (which never uses
+them): the sim's tests generate tasks with it to check that sim models read requests by what
+they say, not by the generator's wording (docs/sim.md)."""

@@ -48,12 +48,16 @@ def _changelog(pattern: str) -> FromRow:
     return FromRow("changelog", "lines", ("old",), "text", pattern)
 
 
-def _call_kind(name: str, triggers: tuple[str, ...], pattern: str) -> Kind:
+_NAME = r"[`'](?!acmelib[`'])(?:acmelib\.)?(\w+)(?:\(\))?[`']"
+"""The first quoted or back-quoted name that is not the library's: the old function or key."""
+
+
+def _call_kind(name: str, cues: dict[str, int], pattern: str) -> Kind:
     return Kind(
         name,
-        triggers,
+        cues,
         {
-            "old": Slot("text", stated=r"(?:attribute '|has `|`)(\w+)(?:'|\(\)`)"),
+            "old": Slot("text", stated=_NAME),
             "package": _LIBRARY,
             "path": Slot("text", derive=FromRow("search", "hits", ("old",), "path")),
             "new": Slot("text", derive=_changelog(pattern)),
@@ -71,17 +75,17 @@ def _failure(key: str, pattern: str | None = None) -> FromRow:
 KINDS = (
     _call_kind(
         "rename_call",
-        (r"no attribute '\w+'", r"no longer has `\w+\(\)` under that name"),
+        {"renamed": 3, "rename": 3, "attribute": 3, "name": 2, "longer": 1},
         r"renamed `(\w+)",
     ),
     _call_kind(
         "unit_call",
-        (r"returns its result in another unit", r"off by a factor of"),
+        {"unit": 3, "factor": 2, "off": 1},
         r"`(\w+)\(\)` returns \w+ as before",
     ),
     Kind(
         "test_repair",
-        (r"changed what `\w+\(\)` does", r"behaviour change in `\w+\(\)`"),
+        {"behaviour": 3, "behavior": 3, "behaves": 3, "expectation": 2, "expected": 2},
         {
             "test": Slot("text", stated=r"`(test_\w+)`"),
             "path": Slot("text", derive=_failure("path")),
@@ -93,9 +97,9 @@ KINDS = (
     ),
     Kind(
         "config_migrate",
-        (r"settings key '\w+' was renamed", r"`\w+` key has a new name"),
+        {"settings": 3, "setting": 3, "key": 3, "migrate": 2, "ini": 2},
         {
-            "old": Slot("text", stated=r"(?:key '|the `)(\w+)"),
+            "old": Slot("text", stated=_NAME),
             "package": _LIBRARY,
             "path": Slot("text", stated=r"\b(settings\.ini)\b"),
             "new": Slot("text", derive=_changelog(r"renamed `(\w+)")),

@@ -89,6 +89,32 @@ class TypedSkill(_Strict):
             raise ValueError(f"steps call tools outside permissions: {', '.join(outside)}")
         return self
 
+    @model_validator(mode="after")
+    def _steps_match_declared_tools(self) -> TypedSkill:
+        """Where the skill declares the tools it was written against, every step must call one
+        of them with arguments they take: a name no declared tool has would only fail at the
+        server."""
+        declared: dict[str, set[str]] = {}
+        for req in self.requires:
+            for tool in req.tools or ():
+                props = (tool.get("inputSchema") or {}).get("properties") or {}
+                declared[str(tool.get("name"))] = set(props)
+        if not declared:
+            return self
+        for i, step in enumerate(self.steps, 1):
+            if step.tool not in declared:
+                raise ValueError(
+                    f"step {i} calls {step.tool!r}, which no declared tool is "
+                    f"(declared: {', '.join(sorted(declared))})"
+                )
+            unknown = sorted(set(step.args) - declared[step.tool])
+            if unknown:
+                raise ValueError(
+                    f"step {i} ({step.tool}) passes {', '.join(map(repr, unknown))}, which "
+                    f"{step.tool} does not take (inputs: {', '.join(sorted(declared[step.tool]))})"
+                )
+        return self
+
     def applies_to(self, family: str) -> bool:
         """Whether the skill's triggers cover ``family``."""
         return family in self.triggers.families

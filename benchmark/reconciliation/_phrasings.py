@@ -64,3 +64,57 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "is not in the ledger. Read the line for the amount and post a credit adjustment for it.",
     ),
 }
+
+SECOND_PHRASINGS: dict[str, tuple[str, ...]] = {
+    "match_invoice": (
+        "'{payer}' transferred ${dollars} ({payment}); that clears invoice {invoice} completely. "
+        "Please match the two.",
+        "Match {payment} (${dollars}, from '{payer}') against invoice {invoice}: it covers the "
+        "full amount owed.",
+    ),
+    "split_payment": (
+        "{payment} is the second of two installments on {invoice}; the first one ({first}) was "
+        "already matched. Apply {payment} for the ${dollars} that is still open.",
+        "The second installment for invoice {invoice} came in as {payment}. Use it to settle "
+        "what's left on the invoice (installment one, {first}, is already booked).",
+    ),
+    "early_discount": (
+        "'{payer}' paid {invoice} early and took {percent}% off for prompt payment. Apply "
+        "{payment} (${dollars}) to it, with the {percent}% discount.",
+        "Invoice {invoice}: the customer knocked {percent}% off for paying early and sent "
+        "${dollars} as {payment}. Record the payment against the invoice including the discount.",
+    ),
+    "merge_duplicates": (
+        "{name} ({email}) appears twice in the customer list: {customer} and a later record "
+        "misspelled as '{dup_name}'. Combine the later one into {customer}.",
+        "Duplicate customer: '{dup_name}' is the same person as {customer} ({name}, {email}). "
+        "Merge them, keeping {customer}.",
+    ),
+    "duplicate_payment": (
+        "The ${dollars} transfer from '{payer}' shows up twice: {payment} is the copy of "
+        "{original}. Flag {payment} as a duplicate so nobody applies it.",
+        "{payment} was imported a second time; it's the same ${dollars} from '{payer}' we "
+        "already have as {original}. Mark {payment} as a duplicate.",
+    ),
+    "unidentified_payment": (
+        "We can't work out who sent {payment} (${dollars}, '{payer}'): there's no customer or "
+        "open invoice that fits. Flag it so someone investigates.",
+        "{payment}, ${dollars} from an unknown sender ('{payer}'), doesn't match any customer or "
+        "invoice. Put a flag on it for follow-up.",
+    ),
+    "bank_fee": (
+        "Statement line {line} ({account}): the bank took a ${dollars} {fee} that isn't in our "
+        "books. Book it as a debit in the ledger and flag the line as reconciled.",
+        "Our ledger is missing the ${dollars} {fee} charged on {account} (statement line "
+        "{line}). Post a debit for it and mark that line reconciled.",
+    ),
+    "interest_credit": (
+        "Statement line {line} on {account}: ${dollars} interest was paid in and our ledger "
+        "hasn't got it. Record it as a credit and then flag the line reconciled.",
+        "Interest landed in {account} (see statement line {line}) but was never booked. Look up "
+        "the amount on the line, post it as a credit adjustment, and mark the line reconciled.",
+    ),
+}
+"""A second set of phrasings, written independently of the generator's (which never uses
+them): the sim's tests generate tasks with it to check that sim models read requests by what
+they say, not by the generator's wording (docs/sim.md)."""

@@ -13,7 +13,6 @@ from benchmark.sim import Action, FromResult, Kind, KnowledgePack, Slot, Step
 
 _EMAIL = r"[\w.+-]+@[\w-]+\.[\w.]+\w"
 _MONEY = r"\$(\d+(?:\.\d{1,2})?)"
-_MARK = r"(?:mark|flag) the (?:statement )?line"
 
 _INVOICE = {"invoice": 3, "id": 1, "number": 1}
 _AMOUNT = {"amount": 3, "cents": 2, "dollars": 2, "sum": 1, "value": 1}
@@ -57,9 +56,9 @@ ACTIONS = {
 }
 
 CONCEPTS = {
-    "reconciled": {"reconciled": 3, "agrees": 1},
-    "duplicate": {"duplicate": 3, "twice": 2, "double": 2, "copy": 1},
-    "unidentified": {"unidentified": 3, "unknown": 2, "trace": 1},
+    "reconciled": {"reconciled": 3, "agrees": 1, "posted": 1, "booked": 1, "fee": 1, "interest": 1},
+    "duplicate": {"duplicate": 3, "twice": 2, "double": 2, "copy": 1, "same": 1, "again": 1},
+    "unidentified": {"unidentified": 3, "unknown": 2, "nobody": 2, "trace": 1, "who": 1},
     "needs_review": {"review": 3, "needs": 1},
 }
 
@@ -68,29 +67,29 @@ _invoice = Slot("id", stated=r"\bINV-\d+-\d+\b", keyed=FromResult("get_invoice",
 _line = Slot("id", stated=r"\bBSL-\d+-\d+\b")
 
 
-def _match(name: str, triggers: tuple[str, ...], amount: Slot, **slots: Slot) -> Kind:
+def _match(name: str, cues: dict[str, int], amount: Slot, **slots: Slot) -> Kind:
     args = {"invoice": "invoice", "payment": "payment", "amount": "amount"}
     return Kind(
         name,
-        triggers,
+        cues,
         {"invoice": _invoice, "payment": _payment, "amount": amount, **slots},
         (Step("match", {**args, **{s: s for s in slots}}, core=True),),
     )
 
 
-def _flag_payment(name: str, triggers: tuple[str, ...], concept: str) -> Kind:
+def _flag_payment(name: str, cues: dict[str, int], concept: str) -> Kind:
     return Kind(
         name,
-        triggers,
+        cues,
         {"payment": _payment, "flag": Slot("code", concept=concept, fallback="needs_review")},
         (Step("flag", {"record": "payment", "flag": "flag"}, core=True),),
     )
 
 
-def _ledger(name: str, triggers: tuple[str, ...], amount: Slot) -> Kind:
+def _ledger(name: str, cues: dict[str, int], amount: Slot) -> Kind:
     return Kind(
         name,
-        triggers,
+        cues,
         {
             "account": Slot("id", stated=r"\bACC-\d+\b"),
             "line": _line,
@@ -99,7 +98,7 @@ def _ledger(name: str, triggers: tuple[str, ...], amount: Slot) -> Kind:
         },
         (
             Step("post_adjustment", {"account": "account", "amount": "amount"}, core=True),
-            Step("flag", {"record": "line", "flag": "flag"}, stated=_MARK),
+            Step("flag", {"record": "line", "flag": "flag"}),
         ),
     )
 
@@ -107,7 +106,7 @@ def _ledger(name: str, triggers: tuple[str, ...], amount: Slot) -> Kind:
 KINDS = (
     Kind(
         "merge_duplicates",
-        (r"\bmerge\b",),
+        {"merge": 3, "combine": 3, "misspelled": 2, "person": 1, "record": 1, "duplicate": 1},
         {
             "customer": Slot("id", stated=r"\bCUS-\d+-\d+\b"),
             "email": Slot("email", stated=_EMAIL),
@@ -117,30 +116,48 @@ KINDS = (
         },
         (Step("merge", {"customer": "customer", "duplicate": "duplicate"}, core=True),),
     ),
-    _flag_payment("duplicate_payment", (r"second import", r"\btwice\b"), "duplicate"),
+    _flag_payment(
+        "duplicate_payment",
+        {"twice": 3, "second": 2, "copy": 2, "duplicate": 2, "import": 1, "imported": 1},
+        "duplicate",
+    ),
     _flag_payment(
         "unidentified_payment",
-        (r"matches no customer", r"can(?:not|'t)? trace", r"unidentified"),
+        {
+            "unidentified": 3,
+            "trace": 3,
+            "unknown": 3,
+            "nobody": 2,
+            "investigate": 2,
+            "investigation": 2,
+            "who": 1,
+        },
         "unidentified",
     ),
     _match(
         "split_payment",
-        (r"installment",),
+        {"installment": 3, "installments": 3, "remaining": 2, "left": 1, "open": 1, "second": 1},
         Slot("money", stated=_MONEY, results=(FromResult("get_invoice", ("balance",)),)),
     ),
     _match(
         "early_discount",
-        (r"early-payment discount",),
+        {"discount": 3, "early": 2, "off": 1},
         Slot("money", stated=_MONEY),
-        rate=Slot("percent", stated=r"(\d+(?:\.\d+)?) ?%"),
+        rate=Slot("percent", stated=r"(\d+(?:\.\d+)?) ?(?:%|percent\b|per cent\b)"),
     ),
     _match(
-        "match_invoice", (r"pays invoice", r"amount due on invoice"), Slot("money", stated=_MONEY)
+        "match_invoice",
+        {"full": 2, "completely": 2, "clears": 2, "due": 1, "owed": 1, "pays": 1, "covers": 1},
+        Slot("money", stated=_MONEY),
     ),
-    _ledger("bank_fee", (r"\bfee\b",), Slot("signed", stated=_MONEY, direction="debit")),
+    _ledger(
+        "bank_fee",
+        {"fee": 3, "charged": 1, "debit": 2},
+        Slot("signed", stated=_MONEY, direction="debit"),
+    ),
     _ledger(
         "interest_credit",
-        (r"\binterest\b",),
+        {"interest": 3, "earned": 1, "credit": 2},
         Slot(
             "signed",
             stated=_MONEY,

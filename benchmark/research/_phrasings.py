@@ -38,3 +38,34 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "the passage that gives it.",
     ),
 }
+
+SECOND_PHRASINGS: dict[str, tuple[str, ...]] = {
+    "figure": (
+        "What was the number of {metric} in {town} in {year}? Look it up in the documents, "
+        "cite the passage word for word, and submit.",
+        "I need the {metric} count for {town} in {year}, taken from the collection and backed "
+        "by an exact quote.",
+    ),
+    "date": (
+        "What year did the {landmark} open its doors? Give the answer from the documents with an "
+        "exact quote, and submit it.",
+        "Opening year of the {landmark}, please: from the collection, with the supporting "
+        "passage quoted verbatim.",
+    ),
+    "source": (
+        "Someone told me {town} {past} {value} {metric} in {year}. Which publisher put out the "
+        "document in the collection that says this? Quote the passage and submit.",
+        "Find out who published the document stating that {town} {past} {value} {metric} in "
+        "{year}, and back the publisher's name with a verbatim quote.",
+    ),
+    "check": (
+        "Our draft claims {town} {past} {wrong} {metric} in {year}. Is that right? Give the "
+        "collection's figure, quote the passage that disagrees, and submit.",
+        "A write-up we're reviewing states that {town} {past} {wrong} {metric} in {year}. Verify "
+        "it against the documents and give the correct number with a verbatim quote of the "
+        "passage that shows it is wrong.",
+    ),
+}
+"""A second set of phrasings, written independently of the generator's (which never uses
+them): the sim's tests generate tasks with it to check that sim models read requests by what
+they say, not by the generator's wording (docs/sim.md)."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from benchmark.sim import Action, FromResult, FromRow, Kind, KnowledgePack, Slot, Step
 
-_TOWN = r"\b([A-Z][a-z]+) (?:had|have|welcomed|welcome|counted|count)\b"
+_TOWN = r"(?:(?<=[a-z0-9,;:(] )|(?<=\"))([A-Z][a-z]+)\b(?! (?:[A-Z]|Library|Museum|Bridge|Lido))"
 _LANDMARK = r"\b([A-Z][a-z]+ (?:Library|Museum|Bridge|Market Hall|Railway Station|Lido))\b"
 _FIGURE = r"\d{1,3}(?:,\d{3})+"
 _YEAR = r"\b1[6-9]\d\d\b"
@@ -39,14 +39,22 @@ ACTIONS = {
 }
 
 CONCEPTS = {
-    "supports": {"supports": 3, "support": 2, "confirms": 2},
-    "contradicts": {"contradicts": 3, "contradict": 2, "refutes": 2},
+    "supports": {"supports": 3, "support": 2, "confirms": 2, "agrees": 2, "backs": 1, "answer": 1},
+    "contradicts": {
+        "contradicts": 3,
+        "contradict": 2,
+        "refutes": 2,
+        "disagrees": 2,
+        "wrong": 2,
+        "incorrect": 2,
+        "draft": 1,
+    },
 }
 
 
 def _kind(
     name: str,
-    triggers: tuple[str, ...],
+    cues: dict[str, int],
     stated: dict[str, str],
     match: tuple[str, ...],
     answer: FromRow | FromResult,
@@ -70,8 +78,8 @@ def _kind(
         "stance": Slot("code", concept=stance, fallback="supports"),
     }
     claim = {"answer": "answer", "doc": "doc", "quote": "quote", "stance": "stance"}
-    steps = (Step("claim", claim, core=True), Step("submit", {}, stated=r"\bsubmit\b"))
-    return Kind(name, triggers, slots, steps)
+    steps = (Step("claim", claim, core=True), Step("submit", {}))
+    return Kind(name, cues, slots, steps)
 
 
 def _in_passage(match: tuple[str, ...], pattern: str) -> FromRow:
@@ -81,15 +89,15 @@ def _in_passage(match: tuple[str, ...], pattern: str) -> FromRow:
 _FIGURE_SLOTS = {
     "query": _TOWN,
     "town": _TOWN,
-    "year": r"\bin (\d{4})\b",
-    "metric": r"\b(residents|visitors|households)\b",
+    "year": r"\b((?:19|20)\d\d)\b",
+    "metric": r"\b(resident|visitor|household)s?\b",
 }
 _FIGURE_MATCH = ("town", "year", "metric")
 
 KINDS = (
     _kind(
         "check",
-        (r"\bdraft\b",),
+        {"draft": 3, "check": 2, "verify": 2, "wrong": 1, "correct": 1, "claims": 1, "instead": 1},
         _FIGURE_SLOTS,
         _FIGURE_MATCH,
         _in_passage(_FIGURE_MATCH, _FIGURE),
@@ -97,21 +105,21 @@ KINDS = (
     ),
     _kind(
         "source",
-        (r"\bpublisher",),
+        {"publisher": 3, "published": 3, "who": 1},
         {**_FIGURE_SLOTS, "figure": rf"\b({_FIGURE})\b"},
         (*_FIGURE_MATCH, "figure"),
         FromResult("read", ("publisher",)),
     ),
     _kind(
         "date",
-        (r"\bwhich year\b", r"\bwhen was\b"),
-        {"query": _LANDMARK, "landmark": _LANDMARK, "event": r"\b(open)"},
+        {"year": 3, "opened": 2, "open": 2, "opening": 2, "when": 1},
+        {"query": _LANDMARK, "landmark": _LANDMARK, "event": r"\b([Oo]pen)"},
         ("landmark", "event"),
         _in_passage(("landmark", "event"), _YEAR),
     ),
     _kind(
         "figure",
-        (r"\bhow many\b", r"\bnumber of\b"),
+        {"many": 3, "number": 3, "count": 3, "how": 1, "figure": 1},
         _FIGURE_SLOTS,
         _FIGURE_MATCH,
         _in_passage(_FIGURE_MATCH, _FIGURE),

@@ -19,6 +19,7 @@ from benchmark.sim._pack import (
     Step,
     packs,
     register_pack,
+    use_family_packs,
 )
 from benchmark.sim._server import SimServer
 from benchmark.sim._wire import SEED_HEADER
@@ -55,4 +56,5 @@ __all__ = [
     "register_pack",
     "register_sim_provider",
     "sim_model",
+    "use_family_packs",
 ]

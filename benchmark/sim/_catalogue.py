@@ -30,6 +30,9 @@ class SimModelSpec(BaseModel):
     name: str = Field(description="Model name; the litellm model string is 'sim/<name>'.")
     provider: str = Field(description="Simulated provider id.")
     version: str = Field(description="Version label.")
+    understand: Probability
+    """Understands what a request asks, however it is worded (else it does not know how to
+    help): reading skill is this probability, not a list of phrasings it knows."""
     read_numbers: Probability
     """Reads every detail of a request right (else misreads one, the way people do)."""
     map_enums: Probability
@@ -80,6 +83,7 @@ SIM_MODELS: dict[str, SimModelSpec] = {
         _spec(
             (0.9, 0.3, 0.2, 0.2, 0.5, 0.8, 0.8),
             name="acme-1",
+            understand=0.9,
             provider="acme",
             version="1",
             read_numbers=0.8,
@@ -96,6 +100,7 @@ SIM_MODELS: dict[str, SimModelSpec] = {
         _spec(
             (0.95, 0.85, 0.3, 0.3, 0.6, 0.9, 0.85),
             name="acme-2",
+            understand=0.95,
             provider="acme",
             version="2",
             read_numbers=0.9,
@@ -112,6 +117,7 @@ SIM_MODELS: dict[str, SimModelSpec] = {
         _spec(
             (0.97, 0.95, 0.9, 0.5, 0.8, 0.95, 0.9),
             name="acme-3",
+            understand=0.99,
             provider="acme",
             version="3",
             read_numbers=0.97,
@@ -128,6 +134,7 @@ SIM_MODELS: dict[str, SimModelSpec] = {
         _spec(
             (0.3, 0.3, 0.9, 0.9, 0.5, 0.7, 0.8),
             name="orbit-2",
+            understand=0.92,
             provider="orbit",
             version="2",
             read_numbers=0.88,
@@ -144,6 +151,7 @@ SIM_MODELS: dict[str, SimModelSpec] = {
         _spec(
             (0.4, 0.4, 0.95, 0.95, 0.7, 0.85, 0.9),
             name="orbit-3",
+            understand=0.98,
             provider="orbit",
             version="3",
             read_numbers=0.95,

@@ -21,9 +21,10 @@ from benchmark.sim._intent import Request, read_request
 from benchmark.sim._pack import FromResult, FromRow, LineTotal, Slot, Step
 from benchmark.sim._profile import Profile, draw_profile
 from benchmark.sim._rewrite import playbook_of, rewrite
+from benchmark.sim._schema import read_field
 from benchmark.sim._text import best_match, score, tokens
 from benchmark.sim._values import OMIT, encode, meaning_of, pick_code
-from drift import Convention, read_convention, unit_in
+from drift import Convention, unit_in
 
 LOAD_SKILL = "load_skill"
 _MISSING = object()
@@ -54,6 +55,12 @@ class _Past:
 
 class _Stop(Exception):
     pass
+
+
+def _phrase(code: str, text: str) -> bool:
+    """Whether ``text`` says ``code`` in words ('no_action' in '… with no action')."""
+    words = " ".join(tokens(code))
+    return bool(words) and re.search(rf"\b{re.escape(words)}\b", text, re.IGNORECASE) is not None
 
 
 def _overlay(base: Convention, over: Convention) -> Convention:
@@ -120,8 +127,8 @@ class _Mind:
         mem_field, mem_prop = self._field_in(
             memory.get(mem_tool or "", {}), self.pack.actions[action].inputs[slot]
         )
-        belief = read_convention(mem_field or "", mem_prop) if mem_field else Convention()
-        seen = read_convention(field, prop if self.sees else {})
+        belief = read_field(mem_field or "", mem_prop) if mem_field else Convention()
+        seen = read_field(field, prop if self.sees else {})
         if self.rereads:
             belief = _overlay(belief, seen)
         stated = self.guidance.conventions.get(key)
@@ -270,10 +277,16 @@ class _Mind:
         slot = self.kind.slots[name]
         concept = str(slot.concept)
         enum = [str(e) for e in prop.get("enum") or []]
-        explicit = slot.stated is not None and name in self.request.stated
+        # the request names the code ("close it as escalated"), where the model has no
+        # catch-all to fall back on (a reason it names is still a code it must know)
+        explicit = slot.fallback is None and any(
+            _phrase(meaning_of(e, belief), self.request.text)
+            and pick_code([e], self.pack.concepts[concept], belief) == e
+            for e in enum
+        )
         said = self.guidance.constants.get(key) or self.guidance.codes.get(concept)
         if said is not None and not explicit:
-            served = read_convention("", prop) if self.sees else Convention()
+            served = read_field("", prop) if self.sees else Convention()
             changed = meaning_of(said, served) != said
             if not (changed and self.noticed() and self._on_conflict(key, said)):
                 return said
@@ -322,21 +335,22 @@ class _Mind:
         return self.call(action, {s: s for s in inputs}, depth + 1)
 
     def known(self, step: Step) -> bool:
-        text = self.request.text
-        if step.action in self.guidance.forbidden:
+        if step.action in self.guidance.forbidden or step.action in self.request.refused:
             return False
-        stated = step.stated is not None and re.search(step.stated, text, re.IGNORECASE)
         return bool(
             step.core
-            or stated
+            or step.action in self.request.asked
             or self.profile.knows_procedure
             or step.action in self.guidance.steps
         )
 
     def repeats(self, step: Step) -> bool:
         """Whether the model goes on to the next row after acting on one (every call site, not
-        just the first): procedure it knows, or a followed artifact that names the step."""
-        return self.profile.knows_procedure or step.action in self.guidance.steps
+        just the first): procedure it knows, or a followed artifact that says every one — unless
+        one it follows limits the step to one call ("only the first file")."""
+        if step.action in self.guidance.single:
+            return False
+        return self.profile.knows_procedure or step.action in self.guidance.each
 
     def pending(self, step: Step) -> Any:
         """The values of ``step.each`` still to act on (a ``_Need`` before the read that lists
@@ -442,7 +456,7 @@ def next_move(
     sent = {t["function"]["name"]: t["function"] for t in tools if "function" in t}
     offered = {n: str(f.get("description", "")) for n, f in sent.items() if n != LOAD_SKILL}
     request = read_request(user, profile.reads_numbers, profile.misread, profile.variant, offered)
-    if request is None:
+    if request is None or not profile.understands:
         return Move(text="I do not know how to help with this request.")
     past = _history(messages, sent, request)
     errors = [p for p in past if not p.ok]
@@ -451,5 +465,5 @@ def next_move(
     loadable = _unloaded_skills(sent, messages)
     if loadable and profile.loads_skills:
         return Move(tool=LOAD_SKILL, arguments={"name": loadable[0]})
-    guidance = read_guidance(request.pack, request.kind, context, profile.follows)
+    guidance = read_guidance(request.pack, request.kind, context, profile.follows, sent)
     return _Mind(spec, profile, request, guidance, sent, past).next(context)

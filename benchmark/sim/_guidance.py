@@ -1,30 +1,36 @@
 """Reading artifacts — recipes, typed skills, retrieved episodes — into what they say.
 
-Every form is read into one structure: the steps it names and the ones it forbids, the tool
-and field names it uses, its code map, fixed values, and the convention it states per field.
-Content is applied, not keywords: a wrong code map gives wrong codes, "never close the ticket"
-forbids closing, and a unit stated for one field says nothing about another.
+Every form is read into one structure: the steps it asks for and the ones it forbids, the tool
+and field names it uses, its code map, fixed values, the convention it states per field, the
+steps it limits to one call or extends to every row, and where it applies. Content is applied,
+not keywords: a wrong code map gives wrong codes however it is phrased, a prohibition in any
+wording removes the step, a bare list of names says nothing, a unit stated for one field says
+nothing about another, and a field the schema lacks is sent as written (the server says no).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from benchmark.sim._intent import read_request
-from benchmark.sim._pack import Kind, KnowledgePack, Lexicon, packs
-from benchmark.sim._text import IDENT, NEGATION, tokens
-from drift import Convention, read_stated
+from benchmark.sim._pack import Kind, KnowledgePack, packs
+from benchmark.sim._reader import Reader, Said, reader_for
+from benchmark.sim._text import IDENT, stemmed, stems, tokens
+from drift import Convention, read_stated, unit_in
 
 _TAG = re.compile(r"<(recipe|typed-skill|trajectory)[^>]*>\n?(.*?)\n?</\1>", re.DOTALL)
-_PAIR = re.compile(r"['\"]?\b([a-z][a-z_]*)\b['\"]? for ([^,;.]+)")
-_ARROW = re.compile(r"([a-z][a-z ]*?) ?(?:→|->|=>) ?['\"]?([a-z][a-z_]*)")
 _CONSTANT = re.compile(r"\b([a-z][a-z_]*)\b ?[:=]? ?[\"']([a-z][a-z_]*)[\"']")
 _CUT = re.compile(r",|:|;| and | then ")
+_SEGMENT = re.compile(r",|;|:|\band\b")
+_VALUE_WORDS = re.compile(r"'([^']+)':\s*([^;']+)")
+_FAILED = {"fail", "failur", "error", "wrong", "reject", "incorrect", "invalid", "mistak", "bad"}
 
 Key = tuple[str, str]  # (action, input slot)
+Schema = dict[str, dict[str, Any]]  # tool name → OpenAI function (name, description, parameters)
 
 
 @dataclass
@@ -34,6 +40,10 @@ class Guidance:
     named: set[str] = field(default_factory=set)  # actions an artifact is about
     steps: set[str] = field(default_factory=set)
     forbidden: set[str] = field(default_factory=set)
+    each: set[str] = field(default_factory=set)  # steps to do for every row (every file)
+    single: set[str] = field(default_factory=set)  # steps limited to one call
+    scope: set[str] = field(default_factory=set)  # core actions it says it is for, if it says
+    subject: str | None = None  # the action its title or name is about, if any
     tools: dict[str, str] = field(default_factory=dict)  # action → tool name
     fields: dict[Key, str] = field(default_factory=dict)  # (action, slot) → field name
     codes: dict[str, str] = field(default_factory=dict)  # concept → code
@@ -45,6 +55,8 @@ class Guidance:
         self.named |= other.named
         self.steps |= other.steps
         self.forbidden |= other.forbidden
+        self.each |= other.each
+        self.single |= other.single
         self.tools = {**other.tools, **self.tools}
         self.fields = {**other.fields, **self.fields}
         self.codes = {**other.codes, **self.codes}
@@ -62,108 +74,235 @@ class Guidance:
         }
         self.conventions[key] = replace(old, **merged)
 
+    def take(self, said: Said) -> None:
+        """Add what a text says it asks, forbids, limits and scopes."""
+        self.steps |= set(said.steps)
+        self.forbidden |= said.forbidden
+        self.each |= said.each
+        self.single |= said.single
+        self.scope |= said.scope
+        self.named |= said.named
 
-class _Reader:
-    def __init__(self, pack: KnowledgePack) -> None:
+    def applies(self, kind: Kind) -> bool:
+        """Whether this reading is about a request of ``kind``: its stated scope, else its
+        subject, else any action it names, must be the request's core."""
+        core = {s.action for s in kind.steps if s.core}
+        if self.scope:
+            return bool(self.scope & core)
+        if self.subject is not None:
+            return self.subject in core
+        return bool(self.named & core)
+
+
+# --- the reader's context: the pack, the names the model knows, what codes mean ------------
+
+
+class _Context:
+    def __init__(self, pack: KnowledgePack, schema: Schema) -> None:
         self.pack = pack
+        known = {**pack.remembered(), **schema}
+        self.tool_names = set(known)
+        props = {
+            p: v
+            for fn in known.values()
+            for p, v in fn.get("parameters", {}).get("properties", {}).items()
+        }
+        self.field_names = set(props)
+        self.code_names = {str(e) for v in props.values() for e in v.get("enum") or []}
+        self.reader: Reader = reader_for(
+            pack, frozenset(self.tool_names | self.field_names | self.code_names)
+        )
+        self.concepts = _concepts(
+            pack, tuple(str(v.get("description", "")) for v in props.values() if v.get("enum"))
+        )
+        self.signed = {
+            (step.action, inp)
+            for k in pack.kinds
+            for step in k.steps
+            for inp, slot in step.args.items()
+            if k.slots[slot].type == "signed"
+        }
 
     def action_of(self, name: str) -> str | None:
-        """The action a tool name stands for (its words must point at it clearly)."""
-        return _by_words(name, {a: spec.lexicon for a, spec in self.pack.actions.items()}, 3)
+        return self.reader.action_of(name)
 
-    def action_in(self, clause: str) -> str | None:
-        """The action a clause of prose names, by its words."""
-        for ident in IDENT.findall(clause):
-            action = self.action_of(ident)
-            if action:
-                return action
-        return self.action_of(clause)
-
-    def slot_of(self, action: str | None, name: str) -> list[Key]:
-        """(action, slot) pairs a field name stands for: in ``action`` if given, else in any."""
+    def slot_of(self, action: str | None, name: str, minimum: int = 3) -> list[Key]:
+        """(action, slot) pairs a field name stands for: in ``action`` if given, else in any;
+        the slot whose lexicon its words score highest, at least ``minimum``."""
         words = tokens(name)
         actions = [action] if action else list(self.pack.actions)
         out = []
         for act in actions:
-            for slot, lex in self.pack.actions[act].inputs.items():
-                if words and lex.get(words[0], 0) >= 3:
-                    out.append((act, slot))
-                    break
+            scores = {
+                slot: sum(lex.get(w, 0) for w in words)
+                for slot, lex in self.pack.actions[act].inputs.items()
+            }
+            best = max(scores, key=lambda s: scores[s], default=None)
+            if best is not None and scores[best] >= minimum:
+                out.append((act, best))
         return out
 
     def concept_of(self, phrase: str) -> str | None:
         """The concept a phrase ('double charges', 'arrived late') describes."""
-        return _by_words(phrase, self.pack.concepts, 2)
+        words = stems(phrase)
+        scores = {c: sum(lex.get(w, 0) for w in set(words)) for c, lex in self.concepts.items()}
+        best = max(scores, key=lambda c: scores[c], default=None)
+        return best if best is not None and scores[best] >= 2 else None
 
 
-def _by_words(text: str, lexicons: dict[str, Lexicon], minimum: int) -> str | None:
-    """The lexicon ``text``'s words score highest on, if at least ``minimum``."""
-    words = tokens(text)
+_CONCEPTS: dict[tuple[int, tuple[str, ...]], dict[str, dict[str, int]]] = {}
+
+
+def _concepts(pack: KnowledgePack, descriptions: tuple[str, ...]) -> dict[str, dict[str, int]]:
+    """The pack's concept words, plus the words the served schema's enum descriptions give
+    each code ("'unidentified': no customer or invoice can be traced to the payment")."""
+    key = (id(pack), descriptions)
+    if key not in _CONCEPTS:
+        out = {c: stemmed(lex) for c, lex in pack.concepts.items()}
+        for desc in descriptions:
+            for value, words in _VALUE_WORDS.findall(desc):
+                concept = _best(stems(value), out, 3)
+                if concept is not None:
+                    for w in stems(words):
+                        out[concept].setdefault(w, 1)
+        if len(_CONCEPTS) > 256:
+            _CONCEPTS.clear()
+        _CONCEPTS[key] = out
+    return _CONCEPTS[key]
+
+
+def _best(words: tuple[str, ...], lexicons: dict[str, dict[str, int]], minimum: int) -> str | None:
     scores = {k: sum(lex.get(w, 0) for w in words) for k, lex in lexicons.items()}
     best = max(scores, key=lambda k: scores[k], default=None)
     return best if best is not None and scores[best] >= minimum else None
 
 
+# --- recipes ------------------------------------------------------------------------------
+
+
 def _segment(text: str) -> str:
     """The words about one field: up to the next field, comma, colon or 'and', keeping a
-    parenthesis whole."""
+    parenthesis whole (leading punctuation skipped; a field right after says nothing)."""
+    stripped = text.lstrip(" ,:;")
+    if IDENT.match(stripped):
+        return ""
     depth = 0
-    for i, ch in enumerate(text):
+    for i, ch in enumerate(stripped):
         depth += ch == "("
         depth -= ch == ")"
-        if depth == 0 and ((IDENT.match(text, i) and i > 0) or _CUT.match(text, i)):
-            return text[:i]
-    return text
+        if depth == 0 and ((IDENT.match(stripped, i) and i > 0) or _CUT.match(stripped, i)):
+            return stripped[:i]
+    return stripped
 
 
-def _read_clause(reader: _Reader, clause: str, line_action: str | None, g: Guidance) -> None:
-    negated = bool(NEGATION.search(clause))
-    action = reader.action_in(clause) or line_action
-    if action is not None:
-        g.named.add(action)
-        (g.forbidden if negated else g.steps).add(action)
-    if negated:
-        return
+def _stated(name: str, segment: str) -> Convention:
+    """What a segment says about a field named ``name``: its own words outrank the name's."""
+    said = read_stated(segment)
+    if said.unit is None:
+        said = replace(said, unit=unit_in(" ".join(tokens(name))))
+    return said
+
+
+def _signs(text: str, pack: KnowledgePack) -> Convention:
+    """What positive and negative values mean, stated in either order ("positive values are
+    credits", "money going out (a debit) is negative")."""
+    found: dict[str, str] = {}
+    for piece in re.split(r",|;|\band\b", text):
+        words = set(tokens(piece))
+        sign = [s for s in ("positive", "negative") if s in words]
+        directions = [d for d, syn in pack.directions.items() if words & {d, *syn}]
+        if len(sign) == 1 and len(directions) == 1:
+            found.setdefault(sign[0], directions[0])
+    return Convention(positive=found.get("positive"), negative=found.get("negative"))
+
+
+def _read_fields(ctx: _Context, clause: str, action: str | None, g: Guidance) -> None:
+    """Tool and field names in a clause, and what the words after a field state about it."""
+    keys: list[Key] = []
+    owner = action  # a field belongs to the tool named last before it
     for match in IDENT.finditer(clause):
         ident = match.group()
-        tool_action = reader.action_of(ident)
-        if tool_action is not None:  # a tool's name, however often it is named
-            g.tools.setdefault(tool_action, ident)
+        if ident in ctx.code_names:
+            continue  # a code, read with the code map
+        named = ctx.action_of(ident)
+        is_tool = ident in ctx.tool_names or (
+            ident not in ctx.field_names and named is not None and named != owner
+        )
+        if is_tool and named is not None:  # a tool's name, however often it is named
+            g.tools.setdefault(named, ident)
+            owner = named
             continue
-        for key in reader.slot_of(action, ident):
+        found = ctx.slot_of(owner, ident)
+        if not found and owner is not None and ident not in ctx.field_names:
+            # a name no schema has: whose field it is, its neighbours say
+            context = clause[max(0, match.start() - 30) : match.start()]
+            near = " ".join(tokens(context)[-5:]) + " " + _segment(clause[match.end() :])
+            found = ctx.slot_of(owner, near)
+        for key in found:
             g.fields.setdefault(key, ident)
-            g.state(
-                key, read_stated(f"{' '.join(tokens(ident))} {_segment(clause[match.end() :])}")
-            )
-    if action is not None:
-        _read_slot_words(reader, clause, action, g)
-    for match in _CONSTANT.finditer(clause):
-        for key in reader.slot_of(action, match.group(1)):
-            g.constants.setdefault(key, match.group(2))
-    _read_codes(reader, clause, g)
-
-
-def _read_slot_words(reader: _Reader, clause: str, action: str, g: Guidance) -> None:
-    """Conventions stated for a field named in plain words ('the refund amount is in cents')."""
+            g.state(key, _stated(ident, _segment(clause[match.end() :])))
+            keys.append(key)
+    if action is None:
+        return
     low = clause.lower()
-    for slot, lexicon in reader.pack.actions[action].inputs.items():
+    for slot, lexicon in ctx.pack.actions[action].inputs.items():
         for word in (w for w, weight in lexicon.items() if weight >= 3):
-            found = re.search(rf"\b{re.escape(word)}\b", low)
-            if found:
-                g.state((action, slot), read_stated(_segment(clause[found.end() :])))
+            found_word = re.search(rf"\b{re.escape(word)}\b", low)
+            if found_word:
+                g.state((action, slot), read_stated(_segment(clause[found_word.end() :])))
                 break
+    signs = _signs(clause, ctx.pack)
+    if signs != Convention():
+        for key in {k for k in ctx.signed if k[0] == action} | {k for k in keys if k in ctx.signed}:
+            g.state(key, signs)
 
 
-def _read_codes(reader: _Reader, clause: str, g: Guidance) -> None:
-    after = clause.split(":", 1)[1] if ":" in clause else ""
-    pairs = [(m.group(1), m.group(2)) for m in _PAIR.finditer(after)]
-    pairs += [(m.group(2), m.group(1)) for m in _ARROW.finditer(clause)]
-    for code, phrase in pairs:
-        if reader.action_of(code):
+def _read_codes(ctx: _Context, clause: str, g: Guidance) -> None:
+    """A code map in any order: in each segment one code and the situation it is for
+    ("duplicate_charge for double charges", "a double charge gets duplicate_charge",
+    "when the goods arrived broken use damaged")."""
+    for part in _split_outside_parens(clause):
+        words = re.findall(r"[a-z][a-z_]*", part.lower())
+        codes = [w for w in words if w in ctx.code_names]
+        if len(set(codes)) != 1:
             continue
-        concept = reader.concept_of(phrase)
+        code = codes[0]
+        rest = list(words)
+        rest.reverse()
+        rest.remove(code)  # the last mention is the code; an earlier one describes
+        rest.reverse()
+        phrase = " ".join(w for w in rest if w not in ctx.field_names and w not in ctx.tool_names)
+        if ctx.action_of(code):
+            continue
+        concept = ctx.concept_of(phrase)
         if concept is not None:
             g.codes.setdefault(concept, code)
+
+
+def _split_outside_parens(text: str) -> list[str]:
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")" and depth > 0
+        if depth == 0:
+            m = _SEGMENT.match(text, i)
+            if m:
+                out.append(text[start:i])
+                start = m.end()
+    out.append(text[start:])
+    return out
+
+
+def _read_text(ctx: _Context, text: str, g: Guidance, line_action: str | None = None) -> None:
+    """Everything one piece of prose says."""
+    said = ctx.reader.read(text, line_action)
+    g.take(said)
+    for positive, action in said.positive:
+        _read_fields(ctx, positive, action, g)
+        for match in _CONSTANT.finditer(positive):
+            for key in ctx.slot_of(action, match.group(1)):
+                g.constants.setdefault(key, match.group(2))
+        _read_codes(ctx, positive, g)
 
 
 def _line_format(line: str) -> str:
@@ -189,30 +328,101 @@ def followed_lines(text: str, follows: frozenset[str]) -> list[str]:
     return out
 
 
-def read_recipe(pack: KnowledgePack, body: str, follows: frozenset[str]) -> Guidance:
-    """What the lines of a recipe a model follows say."""
-    reader, g = _Reader(pack), Guidance()
+def _title(text: str) -> str:
+    """A recipe's title: its first line, when that is neither a step nor a sentence."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if _line_format(first) != "prose" or first.rstrip().endswith((".", "!", "?")):
+        return ""
+    return first.lstrip("# ")
+
+
+def _subject(ctx: _Context, title: str) -> str | None:
+    """The effectful action a title or name is about ('Refund playbook' → the refund)."""
+    action = ctx.action_of(title)
+    return action if action in ctx.reader.effectful else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _recipe(ctx: _Context, body: str, follows: frozenset[str]) -> Guidance:
+    title = _title(body)
+    g = Guidance(subject=_subject(ctx, title))
     for line in followed_lines(body, follows):
-        line_action = reader.action_in(line)
-        for clause in re.split(r";|(?<=[a-z0-9)])\. ", line):
-            _read_clause(reader, clause, line_action, g)
+        if title and line.strip().lstrip("# ") == title:
+            continue
+        first = ctx.reader.mentions(line)
+        _read_text(ctx, line, g, first[0][1] if first else None)
     return g
 
 
-def _named_calls(reader: _Reader, calls: list[tuple[str, dict[str, Any]]], g: Guidance) -> None:
+def read_recipe(
+    pack: KnowledgePack, body: str, follows: frozenset[str], schema: Schema | None = None
+) -> Guidance:
+    """What the lines of a recipe a model follows say (``schema``: the tools it was sent)."""
+    return _recipe(_context(pack, schema or {}), body, follows)
+
+
+_CONTEXTS: dict[tuple[int, str], _Context] = {}
+
+
+def _context(pack: KnowledgePack, schema: Schema) -> _Context:
+    key = (id(pack), json.dumps(schema, sort_keys=True, default=str))
+    if key not in _CONTEXTS:
+        if len(_CONTEXTS) > 128:
+            _CONTEXTS.clear()
+        _CONTEXTS[key] = _Context(pack, schema)
+    return _CONTEXTS[key]
+
+
+# --- typed skills and episodes ------------------------------------------------------------
+
+
+def _compatible(slot_type: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return slot_type == "flag"
+    if isinstance(value, int | float):
+        return slot_type in ("money", "signed", "percent")
+    return slot_type in ("id", "text", "code", "email", "instant")
+
+
+def _named_calls(
+    ctx: _Context,
+    calls: list[tuple[str, dict[str, Any]]],
+    g: Guidance,
+    kind: Kind | None = None,
+) -> None:
+    """Names a structured call says exactly: its tool, and whose argument each field is — by
+    the field's name, else its binding's name ('$amount'), else (with the episode's ``kind``)
+    the one input left whose slot takes a value like this one."""
     for tool, args in calls:
-        action = reader.action_of(tool)
+        action = ctx.action_of(tool)
         if action is None:
             continue
         g.named.add(action)
         g.steps.add(action)
         g.tools.setdefault(action, tool)
+        bound: dict[str, Key] = {}
         for arg, value in args.items():
-            for key in reader.slot_of(action, arg):
-                g.fields[key] = arg  # a structured call says exactly whose argument it is
-                g.state(key, read_stated(" ".join(tokens(arg))))
-                if isinstance(value, str) and not value.startswith("$") and " " not in value:
-                    g.constants.setdefault(key, value)
+            keys = ctx.slot_of(action, arg)
+            if not keys and isinstance(value, str) and value.startswith("$"):
+                keys = ctx.slot_of(action, value[1:], minimum=2)
+            if keys:
+                bound[arg] = keys[0]
+        step = next((s for s in kind.steps if s.action == action), None) if kind else None
+        if step is not None and kind is not None:
+            free = [i for i in step.args if (action, i) not in bound.values()]
+            for arg, value in args.items():
+                fits = [i for i in free if _compatible(kind.slots[step.args[i]].type, value)]
+                if arg not in bound and len(fits) == 1:
+                    bound[arg] = (action, fits[0])
+                    free.remove(fits[0])
+        for arg, key in bound.items():
+            g.fields[key] = arg  # a structured call says exactly whose argument it is
+            g.state(key, _stated(arg, ""))
+            value = args[arg]
+            if isinstance(value, str) and not value.startswith("$") and " " not in value:
+                g.constants.setdefault(key, value)
+        if sum(1 for t, _ in calls if t == tool) > 1:
+            g.each.add(action)  # the same step on several rows
 
 
 def _json_object(body: str) -> dict[str, Any] | None:
@@ -224,50 +434,78 @@ def _json_object(body: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def read_skill(pack: KnowledgePack, body: str) -> Guidance:
-    """What a typed skill says: its steps, arguments, code map and units."""
-    reader, g = _Reader(pack), Guidance()
+def read_skill(pack: KnowledgePack, body: str, schema: Schema | None = None) -> Guidance:
+    """What a typed skill says: its steps, arguments, code map and units, and what its
+    description, preconditions and notes forbid, limit or scope."""
+    return _skill(_context(pack, schema or {}), body)
+
+
+@functools.lru_cache(maxsize=1024)
+def _skill(ctx: _Context, body: str) -> Guidance:
+    g = Guidance()
     skill = _json_object(body)
     if skill is None:
         return g
+    g.subject = _subject(ctx, str(skill.get("name", "")))
     steps = [s for s in skill.get("steps") or [] if isinstance(s, dict)]
     calls = [(str(s.get("tool", "")), dict(s.get("args") or {})) for s in steps]
-    _named_calls(reader, calls, g)
+    _named_calls(ctx, calls, g)
+    prose = [str(skill.get("description", "")), *map(str, skill.get("preconditions") or [])]
+    for text in prose:
+        said = ctx.reader.read(text)
+        g.forbidden |= said.forbidden
+        g.scope |= said.scope
+    for s in steps:
+        said = ctx.reader.read(str(s.get("note", "")), ctx.action_of(str(s.get("tool", ""))))
+        g.each |= said.each
+        g.single |= said.single
     for phrase, code in (skill.get("codes") or {}).items():
-        concept = reader.concept_of(str(phrase))
+        concept = ctx.concept_of(str(phrase))
         if concept is not None:
             g.codes.setdefault(concept, str(code))
     for arg, unit in (skill.get("units") or {}).items():
-        users = [reader.action_of(t) for t, args in calls if arg in args]
-        for action in users:
-            for key in reader.slot_of(action, str(arg)):
-                g.conventions[key] = replace(
-                    g.conventions.get(key, Convention()), unit=read_stated(str(unit)).unit
-                )
+        for key in {k for k, name in g.fields.items() if name == arg}:
+            g.conventions[key] = replace(
+                g.conventions.get(key, Convention()), unit=read_stated(str(unit)).unit
+            )
     return g
 
 
-def read_episode(pack: KnowledgePack, body: str) -> Guidance:
-    """What imitating a retrieved episode takes from it: its names, steps, codes and units."""
-    reader, g = _Reader(pack), Guidance()
+def _failed(outcome: str) -> bool:
+    """Whether an episode's outcome says it went wrong ('failure', 'failed: …', 'wrong
+    answer', 'rejected by the verifier')."""
+    return bool(set(stems(outcome)) & _FAILED)
+
+
+def read_episode(pack: KnowledgePack, body: str, schema: Schema | None = None) -> Guidance:
+    """What imitating a retrieved episode takes from it: its names, steps, codes and units —
+    nothing from an episode marked as failed."""
+    return _episode(_context(pack, schema or {}), body)
+
+
+@functools.lru_cache(maxsize=1024)
+def _episode(ctx: _Context, body: str) -> Guidance:
+    pack, g = ctx.pack, Guidance()
     episode = _json_object(body)
-    if episode is None:
+    if episode is None or _failed(str(episode.get("outcome", "success"))):
         return g
     calls = [
         (str(c.get("name", "")), dict(c.get("arguments") or {}))
         for c in episode.get("calls") or []
         if isinstance(c, dict)
     ]
-    _named_calls(reader, calls, g)
-    g.constants.clear()  # an example's values are its own, except what they show below
     # the episode's own calls say which family its request belongs to, as its tools would
     known = {n: str(f.get("description", "")) for p in packs() for n, f in p.remembered().items()}
     called = {name: known.get(name, "") for name, _ in calls}
     asked = read_request(str(episode.get("instruction", "")), True, 0.0, 0.0, called)
-    if asked is None or asked.pack.family != pack.family:
+    mine = asked is not None and asked.pack.family == pack.family
+    _named_calls(ctx, calls, g, asked.kind if mine and asked else None)
+    g.constants.clear()  # an example's values are its own, except what they show below
+    if not mine or asked is None:
         return g
+    g.subject = next((s.action for s in asked.kind.steps if s.core), None)
     for tool, args in calls:
-        action = reader.action_of(tool)
+        action = ctx.action_of(tool)
         step = next((s for s in asked.kind.steps if s.action == action), None)
         if step is None:
             continue
@@ -297,21 +535,26 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def read_guidance(pack: KnowledgePack, kind: Kind, text: str, follows: frozenset[str]) -> Guidance:
+def read_guidance(
+    pack: KnowledgePack,
+    kind: Kind,
+    text: str,
+    follows: frozenset[str],
+    schema: Schema | None = None,
+) -> Guidance:
     """What the artifacts in ``text`` (system prompt and loaded skills) that apply to this kind
-    of request tell a model following ``follows``. An artifact applies when it is about the
-    request's core action."""
-    core = {s.action for s in kind.steps if s.core}
-    out = Guidance()
+    of request tell a model following ``follows`` and sent ``schema``. An artifact applies when
+    its scope, subject or content is the request's core action (``Guidance.applies``)."""
+    ctx, out = _context(pack, schema or {}), Guidance()
     for form, body in _TAG.findall(text):
         if form == "recipe":
-            g = read_recipe(pack, body, follows)
+            g = _recipe(ctx, body, follows)
         elif form == "typed-skill" and "skill" in follows:
-            g = read_skill(pack, body)
+            g = _skill(ctx, body)
         elif form == "trajectory" and "episode" in follows:
-            g = read_episode(pack, body)
+            g = _episode(ctx, body)
         else:
             continue
-        if g.named & core:
+        if g.applies(kind):
             out.merge(g)
     return out

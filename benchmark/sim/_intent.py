@@ -14,7 +14,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from benchmark.sim._pack import Kind, KnowledgePack, Slot, packs
-from benchmark.sim._text import score
+from benchmark.sim._reader import reader_for
+from benchmark.sim._text import score, tokens
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME = re.compile(r"\b\d{1,2}:\d{2}\b")
@@ -32,6 +33,8 @@ class Request:
     misread: str | None = None  # the slot whose value was misread, if any
     variant: float = 0.0
     text: str = field(default="", repr=False)
+    asked: frozenset[str] = frozenset()  # actions the request asks for
+    refused: frozenset[str] = frozenset()  # actions it says not to take
 
 
 def _instant(text: str) -> str | None:
@@ -122,6 +125,46 @@ def _fit(pack: KnowledgePack, tools: dict[str, str]) -> float:
     return sum(found) / max(1, len(found))
 
 
+_CUES: dict[int, dict[str, int]] = {}
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+
+
+def _cues(kind: Kind) -> dict[str, int]:
+    """A kind's cue words, singular: cues match words as written, but for a plural ('counted'
+    is not 'count', 'installments' is 'installment')."""
+    key = id(kind)
+    if key not in _CUES:
+        _CUES[key] = {_singular(w.lower()): v for w, v in kind.cues.items()}
+    return _CUES[key]
+
+
+def _kind_of(pack: KnowledgePack, text: str) -> tuple[int, Kind | None]:
+    """The kind of ``pack`` a request reads as, and its score (at least 3 to count): its cues;
+    plus 3 when the request asks for its core action (1 when that action is only a follow-up
+    step of other kinds, like closing a ticket), minus 3 when it forbids it; plus 2 when it
+    forbids another kind's core action that this kind does not take ("do not refund")."""
+    said = reader_for(pack, frozenset()).read(text)
+    words = {_singular(w) for w in tokens(text)}
+    cores = {s.action for k in pack.kinds for s in k.steps if s.core}
+    follow_ups = {s.action for k in pack.kinds for s in k.steps if not s.core}
+    best: tuple[int, Kind | None] = (2, None)
+    for kind in pack.kinds:
+        core = next((s.action for s in kind.steps if s.core), None)
+        points = sum(w for cue, w in _cues(kind).items() if cue in words)
+        if core in said.steps:
+            points += 1 if core in follow_ups else 3
+        elif core in said.forbidden:
+            points -= 3
+        if (said.forbidden & cores) - {s.action for s in kind.steps}:
+            points += 2
+        if points > best[0]:
+            best = (points, kind)
+    return best
+
+
 def read_request(
     text: str,
     reads_numbers: bool,
@@ -131,20 +174,16 @@ def read_request(
 ) -> Request | None:
     """The request ``text`` makes, as a model reads it; None if no pack recognises it. When
     the kinds of several packs match, the pack whose actions the offered ``tools`` (name →
-    description) fit best reads it; registration order breaks ties."""
-    matched: list[tuple[KnowledgePack, Kind]] = []
+    description) fit best reads it; then the higher score; registration order breaks ties."""
+    matched: list[tuple[float, int, KnowledgePack, Kind]] = []
     for pack in packs():
-        kind = next(
-            (k for k in pack.kinds if any(re.search(t, text, re.IGNORECASE) for t in k.triggers)),
-            None,
-        )
+        points, kind = _kind_of(pack, text)
         if kind is not None:
-            matched.append((pack, kind))
+            matched.append((_fit(pack, tools or {}), points, pack, kind))
     if not matched:
         return None
-    pack, kind = (
-        matched[0] if len(matched) == 1 else max(matched, key=lambda pk: _fit(pk[0], tools or {}))
-    )
+    *_, pack, kind = max(matched, key=lambda m: (m[0], m[1]))
+    said = reader_for(pack, frozenset()).read(text, minimum=2)
     stated = _stated(kind, text)
     misread = None
     candidates = misreadable(kind, stated)
@@ -153,4 +192,13 @@ def read_request(
         if misread in stated:
             slot = kind.slots[misread]
             stated[misread] = _misread_value(slot, stated[misread], variant)
-    return Request(pack, kind, stated, misread, variant, text)
+    return Request(
+        pack,
+        kind,
+        stated,
+        misread,
+        variant,
+        text,
+        asked=frozenset(said.steps),
+        refused=frozenset(said.forbidden),
+    )

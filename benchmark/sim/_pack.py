@@ -4,12 +4,13 @@ A pack says how the family's instructions parse into typed slots, which actions 
 needs and which slots each action's arguments take, where a slot's value comes from (stated in
 the instruction, read from a tool result, or computed from one), and the words that match
 actions and slots to whatever schema is served. The engine (``_engine``) knows no family: adding
-a family means writing a pack and registering it.
+a family means writing a pack, which its family returns from ``Family.sim_pack`` (or one
+registered here).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -78,14 +79,13 @@ class Slot:
 @dataclass(frozen=True)
 class Step:
     """An action with effect the request needs. ``args`` maps the action's input slots to
-    request slots. ``stated``: a regex on the instruction that makes the step explicit;
-    ``core`` steps are what the request is (always known); other steps are known when stated,
-    when the model knows the procedure, or when a followed artifact names them."""
+    request slots. ``core`` steps are what the request is (always known); other steps are known
+    when the request asks for them (in any words its action's lexicon knows), when the model
+    knows the procedure, or when a followed artifact names them."""
 
     action: str
     args: dict[str, str]
     core: bool = False
-    stated: str | None = None
     each: str | None = None
     """A request slot derived ``FromRow``: the step is done once per distinct value of the
     matching rows (each file a search finds) — past the first only by a model that knows the
@@ -94,10 +94,14 @@ class Step:
 
 @dataclass(frozen=True)
 class Kind:
-    """One kind of request: how to recognise it, its slots, its steps."""
+    """One kind of request: the words that tell it from the others, its slots, its steps.
+
+    ``cues``: domain words (word → weight, matched in any inflection) that point at this kind
+    beyond its core action; a request is of the kind whose cues, plus 3 when the request asks
+    for the core action (minus 3 when it forbids it), score highest — at least 3."""
 
     name: str
-    triggers: tuple[str, ...]  # regexes on the instruction (any)
+    cues: Lexicon
     slots: dict[str, Slot]
     steps: tuple[Step, ...]
 
@@ -125,6 +129,9 @@ class KnowledgePack:
 
 
 _PACKS: dict[str, KnowledgePack] = {}
+_SOURCE: Callable[[], Iterable[KnowledgePack]] = tuple
+"""The packs of the families in play, given by whoever resolves families (see
+``use_family_packs``); the sim imports no family registry."""
 
 
 def register_pack(pack: KnowledgePack) -> None:
@@ -132,12 +139,16 @@ def register_pack(pack: KnowledgePack) -> None:
     _PACKS[pack.family] = pack
 
 
-def packs() -> list[KnowledgePack]:
-    """Registered packs: the built-in families' first, then any registered later."""
-    from benchmark._registry import FAMILIES
+def use_family_packs(source: Callable[[], Iterable[KnowledgePack]]) -> None:
+    """Give the sim the packs of the families in play: ``source()`` is asked each time the
+    packs are read, so families that become known later are seen."""
+    global _SOURCE
+    _SOURCE = source
 
-    for fam in FAMILIES.values():
-        pack = fam.sim_pack()
-        if pack is not None and pack.family not in _PACKS:
-            _PACKS[pack.family] = pack
-    return list(_PACKS.values())
+
+def packs() -> list[KnowledgePack]:
+    """The packs in play: the families' (in their order), a registered pack replacing its
+    family's in place, then the other registered packs."""
+    merged = {pack.family: pack for pack in _SOURCE()}
+    merged.update(_PACKS)
+    return list(merged.values())

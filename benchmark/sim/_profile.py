@@ -44,11 +44,12 @@ class Profile:
     follows: frozenset[str]
     misread: float  # which detail is misread, when one is
     variant: float  # how it is misread
+    understands: bool = True
 
 
 def draw_profile(spec: SimModelSpec, seed: int, instruction: str) -> Profile:
     """The per-trial draws of ``spec`` for a request with ``seed`` about ``instruction``."""
-    n = len(_TRAITS) + len(FORMATS) + 2
+    n = len(_TRAITS) + len(FORMATS) + 3  # the last: understanding (drawn after the rest)
     shared = np.random.default_rng(stable_int(spec.name, shared_seed(seed), instruction))
     own = np.random.default_rng(stable_int(spec.name, seed, instruction, "sampling"))
     u = shared.random(n)
@@ -67,6 +68,7 @@ def draw_profile(spec: SimModelSpec, seed: int, instruction: str) -> Profile:
         loads_skills=traits["load_skills"],
         notices_conflicts=traits["notice_conflicts"],
         follows=follows,
-        misread=float(u[-2]),
-        variant=float(u[-1]),
+        misread=float(u[-3]),
+        variant=float(u[-2]),
+        understands=bool(u[-1] < spec.understand),
     )

@@ -33,3 +33,35 @@ def best_match(candidates: dict[str, str], lexicon: Lexicon, minimum: int = 1) -
         if s > best_score:
             best, best_score = name, s
     return best
+
+
+_SUFFIXES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("e", ""))
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A crude English stem, the same for a word's inflections ('closing', 'closed', 'closes',
+    'close' → 'clos'): lexicon words and text words meet in it."""
+    w = word.lower()
+    for suffix, replacement in _SUFFIXES:
+        if w.endswith(suffix) and not w.endswith("ss") and len(w) - len(suffix) >= 3:
+            w = w[: len(w) - len(suffix)] + replacement
+            break
+    if w != word.lower() and len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+        w = w[:-1]  # a doubled consonant before the suffix: 'flagged' → 'flag'
+    return w
+
+
+@functools.lru_cache(maxsize=65536)
+def stems(text: str) -> tuple[str, ...]:
+    """The stems of ``text``'s word tokens."""
+    return tuple(stem(t) for t in tokens(text))
+
+
+def stemmed(lexicon: Lexicon) -> dict[str, int]:
+    """``lexicon`` keyed by stems (the heavier weight where two words share one)."""
+    out: dict[str, int] = {}
+    for word, weight in lexicon.items():
+        key = stem(word)
+        out[key] = max(out.get(key, 0), weight)
+    return out

@@ -21,7 +21,7 @@ from benchmark.sim import (
 
 _EMAIL = r"[\w.+-]+@[\w-]+\.[\w.]+\w"
 _MONEY = r"\$(\d+(?:\.\d{1,2})?)"
-_CLOSE = r"close (?:the|this|their|that) ticket|close it\b"
+_PERCENT = r"(\d+(?:\.\d+)?) ?(?:%|percent\b|per cent\b)"
 _ID = {"id": 1, "number": 1, "ref": 1}
 
 _ORDER = {"order": 3, **_ID}
@@ -67,14 +67,42 @@ ACTIONS = {
 }
 
 CONCEPTS = {
-    "duplicate": {"duplicate": 3, "double": 2, "twice": 2, "charged": 1, "charge": 1},
-    "damaged": {"damaged": 3, "damage": 2, "broken": 2},
-    "late": {"late": 3, "delay": 2, "delayed": 2, "delivery": 1},
+    "duplicate": {
+        "duplicate": 3,
+        "double": 2,
+        "twice": 2,
+        "charged": 1,
+        "charge": 1,
+        "billed": 1,
+        "two": 1,
+        "times": 1,
+        "extra": 1,
+        "again": 1,
+    },
+    "damaged": {
+        "damaged": 3,
+        "damage": 2,
+        "broken": 2,
+        "smashed": 2,
+        "cracked": 2,
+        "defective": 2,
+        "pieces": 1,
+    },
+    "late": {
+        "late": 3,
+        "delay": 2,
+        "delayed": 2,
+        "overdue": 2,
+        "delivery": 1,
+        "promised": 1,
+        "date": 1,
+        "days": 1,
+    },
     "goodwill": {"goodwill": 3},
     "refunded": {"refunded": 3},
     "account_updated": {"account": 2, "updated": 2},
     "escalated": {"escalated": 3, "escalate": 2},
-    "no_action": {"action": 2, "no": 1, "none": 2},
+    "no_action": {"action": 2, "no": 1, "none": 2, "nothing": 1},
 }
 
 _ticket = Slot("id", stated=r"\bTCK-\d+\b")
@@ -88,18 +116,18 @@ _order = Slot(
 )
 
 
-def _resolution(concept: str, stated: str | None = None) -> Slot:
-    return Slot("code", concept=concept, stated=stated)
+def _resolution(concept: str) -> Slot:
+    return Slot("code", concept=concept)
 
 
 def _reason(concept: str) -> Slot:
     return Slot("code", concept=concept, fallback="goodwill")
 
 
-def _refund(name: str, triggers: tuple[str, ...], reason: str, amount: Slot) -> Kind:
+def _refund(name: str, cues: dict[str, int], reason: str, amount: Slot) -> Kind:
     return Kind(
         name,
-        triggers,
+        cues,
         {
             "ticket": _ticket,
             "email": _email,
@@ -116,15 +144,15 @@ def _refund(name: str, triggers: tuple[str, ...], reason: str, amount: Slot) -> 
                 {"order": "order", "amount": "amount", "reason": "reason", "notify": "notify"},
                 core=True,
             ),
-            Step("close", {"ticket": "ticket", "resolution": "resolution"}, stated=_CLOSE),
+            Step("close", {"ticket": "ticket", "resolution": "resolution"}),
         ),
     )
 
 
-def _account(name: str, triggers: tuple[str, ...], step: Step, **slots: Slot) -> Kind:
+def _account(name: str, cues: dict[str, int], step: Step, **slots: Slot) -> Kind:
     return Kind(
         name,
-        triggers,
+        cues,
         {
             "ticket": _ticket,
             "email": _email,
@@ -132,7 +160,7 @@ def _account(name: str, triggers: tuple[str, ...], step: Step, **slots: Slot) ->
             "resolution": _resolution("account_updated"),
             **slots,
         },
-        (step, Step("close", {"ticket": "ticket", "resolution": "resolution"}, stated=_CLOSE)),
+        (step, Step("close", {"ticket": "ticket", "resolution": "resolution"})),
     )
 
 
@@ -142,13 +170,29 @@ _BALANCE = Step("adjust_balance", {"customer": "customer", "amount": "amount"}, 
 KINDS = (
     Kind(
         "withdrawn",
-        (r"withdr[ae]w", r"no refund is due", r"with no action"),
-        {"ticket": _ticket, "resolution": _resolution("no_action", stated=r"no action")},
+        {
+            "withdraw": 3,
+            "withdrawn": 3,
+            "withdrew": 3,
+            "complaint": 1,
+            "action": 2,
+            "nothing": 1,
+            "longer": 1,
+        },
+        {"ticket": _ticket, "resolution": _resolution("no_action")},
         (Step("close", {"ticket": "ticket", "resolution": "resolution"}, core=True),),
     ),
     Kind(
         "escalate_callback",
-        (r"escalat", r"call(?:ed)? back|callback"),
+        {
+            "escalate": 3,
+            "escalated": 3,
+            "escalation": 3,
+            "supervisor": 2,
+            "senior": 2,
+            "phone": 2,
+            "callback": 2,
+        },
         {
             "ticket": _ticket,
             "when": Slot(
@@ -160,48 +204,60 @@ KINDS = (
         },
         (
             Step("schedule_callback", {"ticket": "ticket", "when": "when"}, core=True),
-            Step("close", {"ticket": "ticket", "resolution": "resolution"}, stated=r"escalat"),
+            Step("close", {"ticket": "ticket", "resolution": "resolution"}),
         ),
     ),
     _account(
         "change_email",
-        (r"chang.{0,30}email", r"email.{0,20}chang", r"new email", r"email address to"),
+        {"email": 2, "address": 1, "account": 1, "mail": 1, "change": 1, "new": 1, "swap": 1},
         Step("update_account", {"customer": "customer", "new_email": "new_email"}, core=True),
-        new_email=Slot("email", stated=rf"\bto ({_EMAIL})"),
+        new_email=Slot("email", stated=rf"\b(?:to|for|with|set)\s+({_EMAIL})"),
+        # the account's email: the one the request does not give as the new one
+        email=Slot("email", stated=rf"(?<!to )(?<!for )(?<!with )(?<!set )(?<![\w.+-])({_EMAIL})"),
     ),
     _account(
         "account_debit",
-        (r"\bdebit\b",),
+        {"debit": 3, "owes": 2, "recover": 2, "much": 1, "back": 1, "mistake": 1, "charge": 1},
         _BALANCE,
         amount=Slot("signed", stated=_MONEY, direction="debit"),
     ),
     _account(
         "account_credit",
-        (r"\bcredit\b",),
+        {"credit": 3, "goodwill": 2, "apology": 1, "gesture": 1, "add": 1, "top": 1},
         _BALANCE,
         amount=Slot("signed", stated=_MONEY, direction="credit"),
     ),
     _account(
         "loyalty_discount",
-        (r"discount",),
+        {"discount": 3, "loyalty": 2, "loyal": 2, "off": 1},
         Step("set_discount", {"customer": "customer", "rate": "rate"}, core=True),
-        rate=Slot("percent", stated=r"(\d+(?:\.\d+)?) ?%"),
+        rate=Slot("percent", stated=_PERCENT),
     ),
     _refund(
         "refund_duplicate",
-        (r"twice", r"identical charges", r"duplicate", r"double charge"),
+        {
+            "duplicate": 3,
+            "twice": 3,
+            "double": 2,
+            "identical": 2,
+            "two": 1,
+            "billed": 1,
+            "charged": 1,
+            "charge": 1,
+            "extra": 1,
+        },
         "duplicate",
         Slot("money", stated=_MONEY),
     ),
     _refund(
         "refund_late",
-        (r"\blate\b", r"delayed"),
+        {"late": 3, "delayed": 3, "delay": 2, "promised": 1, "shipping": 1, "delivery": 1},
         "late",
         Slot("money", results=(FromResult("get_order", ("shipping",)),)),
     ),
     _refund(
         "refund_damaged",
-        (r"damaged", r"broken"),
+        {"damaged": 3, "broken": 3, "smashed": 3, "cracked": 3, "pieces": 3, "defective": 3},
         "damaged",
         Slot("money", derive=LineTotal("get_order", rows="items", match="item")),
     ),

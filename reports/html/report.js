@@ -34,14 +34,25 @@
   const num = (x) => x.toLocaleString("en-US");
   const pct = (x) => (100 * x).toFixed(0) + "%";
 
-  // Heatmap colour: white at 0, red below, blue above, full at |gain| >= 0.5.
-  function heat(gain) {
-    const t = Math.min(1, Math.abs(gain) / 0.5) * 0.8;
-    const to = gain < 0 ? [203, 24, 29] : [33, 102, 172];
-    const mix = to.map((c) => Math.round(255 + (c - 255) * t));
-    return "rgb(" + mix.join(",") + ")";
-  }
-  const ink = (gain) => (Math.abs(gain) >= 0.35 ? "#fff" : "#111");
+  // A cell is coloured by what happened, not by its gain alone: wrong actions and critical
+  // failures red, safe stops on a detected change blue, reliable gains green (deeper with the
+  // gain), everything undecided pale. The classes are in report.css.
+  const KIND_TEXT = { critical: "significantly more critical failures (or a leak)",
+    wrong: "negative transfer: wrong actions", stops: "negative transfer: safe stops",
+    noise: "noise check failed", gain: "gain reliably above 0", loss: "gain below 0, not decided",
+    neutral: "no decided change" };
+  const kindClass = (cell) => "kind-" + cell.kind + (cell.kind === "gain" && cell.gain >= 0.25 ? " strong" : "");
+  const retentionText = (cell) => {
+    const r = cell.retention;
+    if (r) return "ret " + r.value.toFixed(2) + " [" + r.ci.lo.toFixed(2) + ", " + r.ci.hi.toFixed(2) + "]";
+    // not reported because the source gain may be 0: said once, in the cell's detail
+    return { identical_trials: "ret = 1 (identical trials)", unstable: "ret unstable" }[cell.retention_status] || "";
+  };
+  const criticalText = (cell) => {
+    const w = cell.outcomes[0] ? cell.outcomes[0].critical : 0, b = cell.outcomes[1] ? cell.outcomes[1].critical : 0;
+    if (!w && !b) return "";
+    return "crit " + w + "/" + b + (cell.critical_excess ? " — significant" : w > b ? " n.s." : "");
+  };
 
   function outcomeBar(counts) {
     const bar = el("div", { class: "bar" });
@@ -56,8 +67,10 @@
     ? data.outcomes.filter((o) => counts[o]).map((o) => counts[o] + " " + OUTCOME_TEXT[o]).join(", ")
     : "no trials";
 
+  // Retention's own flags are the cell's "ret" line already.
+  const RETENTION_FLAGS = new Set(["retention-identical", "unstable", "no-retention"]);
   function flagBadges(cell) {
-    return el("span", { class: "flags" }, ...cell.flags.map((f) =>
+    return el("span", { class: "flags" }, ...cell.flags.filter((f) => !RETENTION_FLAGS.has(f.code)).map((f) =>
       el("span", { class: "flag sev-" + f.severity, title: f.explanation, "data-code": f.code, text: f.label })));
   }
 
@@ -69,10 +82,11 @@
     data.tasks_per_split + " tasks per split × k=" + data.k + " · " + data.cells.length + " cells";
   document.getElementById("notes").textContent =
     (data.sim ? data.sim_note + ". " : "") +
-    "Intervals are " + data.confidence.map((c) => Math.round(100 * c) + "%").join(" and ") +
-    " intervals (cluster bootstrap or t-interval, B = " +
-    num(data.bootstrap) + "); negative transfer is decided by Benjamini–Hochberg at q = " + data.fdr_q +
-    ". This page verifies nothing: run `vwt report verify` on the release directory." +
+    "Intervals: " + [...new Set(data.cells.map((c) => c.method_text.replace(/, \d+ df$/, "")))].join("; ") +
+    " (family means weighted by tasks where a cell spans several families; standard error floored)." +
+    " Negative transfer and critical excess are decided by Benjamini–Hochberg at q = " + data.fdr_q +
+    " across the artifact cells; submissions without artifacts are the noise check." +
+    " This page verifies nothing: run `vwt report verify` on the release directory." +
     (data.accepted_invalid ? " The operator published invalid trials (accepted)." : "");
 
   // ---- critical-failures panel ----------------------------------------------------------
@@ -84,23 +98,27 @@
     const list = document.getElementById("critical-list");
     const total = (counts) => data.outcomes.reduce((s, o) => s + counts[o], 0);
     const caused = data.cells.map((c, i) => [c, i])
-      .filter(([c]) => c.flags.some((f) => f.code === "critical"))
-      .sort((a, b) => b[0].outcomes[0].critical - a[0].outcomes[0].critical);
+      .filter(([c]) => c.outcomes[0] && c.outcomes[0].critical && c.test_family !== "duplicate")
+      .sort((a, b) => (b[0].critical_excess === true) - (a[0].critical_excess === true) ||
+        b[0].outcomes[0].critical - a[0].outcomes[0].critical);
     const head = (...names) => el("thead", {}, el("tr", {}, ...names.map((n) => el("th", { text: n }))));
     const td = (x) => el("td", { class: "num", text: String(x) });
     if (!caused.length) {
-      list.append(el("p", { text: "No cell's artifacts caused a critical drift failure." }));
+      list.append(el("p", { text: "No trial with artifacts failed critically." }));
     } else {
       list.append(el("table", { class: "data critical-cells" },
-        head("cell (click for its tasks)", "critical with artifacts", "baseline", "safe stops", "plain failures",
-          "successes", "trials"),
+        head("cell (click for its tasks)", "critical with artifacts", "baseline", "paired: only with / only without",
+          "exact p", "significant (BH)", "safe stops", "trials"),
         el("tbody", {}, ...caused.map(([c, i]) => {
           const w = c.outcomes[0], b = c.outcomes[1] || { critical: 0 };
-          return el("tr", { class: "critical-item" },
+          const verdict = c.test_family === "noise_check" ? "noise check" : c.critical_excess ? "YES" : "no";
+          return el("tr", { class: "critical-item" + (c.critical_excess ? " significant" : "") },
             el("td", {}, el("a", { href: "#cell-panel", "data-cell": i,
               onclick: (e) => { e.preventDefault(); showCell(i); } }, cellName(c))),
-            el("td", { class: "num crit", text: String(w.critical) }), td(b.critical), td(w.safe_stop),
-            td(w.failure), td(w.success), td(total(w)));
+            el("td", { class: "num crit", text: String(w.critical) }), td(b.critical),
+            td(c.critical.with_only + " / " + c.critical.baseline_only),
+            td(Number(c.critical.p.toPrecision(2))), el("td", { class: "verdict", text: verdict }),
+            td(w.safe_stop), td(total(w)));
         }))));
     }
     const baseline = new Map();
@@ -156,7 +174,7 @@
           td.className = "empty";
           td.title = "no cell";
         } else {
-          td.style.background = heat(data.cells[i].gain);
+          td.className = kindClass(data.cells[i]);
           td.append(cellButton(data.cells[i], i));
         }
         tr.append(td);
@@ -165,26 +183,31 @@
     }
     table.append(head, body);
     const legend = document.getElementById("legend");
-    legend.append("gain:");
-    for (const g of [-0.5, -0.25, 0, 0.25, 0.5]) {
-      legend.append(el("span", { class: "swatch", style: "background:" + heat(g) }), signed(g));
+    legend.append("cell colour:");
+    for (const kind of Object.keys(KIND_TEXT)) {
+      legend.append(el("span", { class: "swatch kind-" + kind }), KIND_TEXT[kind]);
     }
-    legend.append(" · bar: trials with artifacts —");
+    legend.append(el("br"), "bar: trials with artifacts —");
     for (const o of data.outcomes) legend.append(el("span", { class: "swatch o-" + o }), OUTCOME_TEXT[o]);
-    legend.append(" · hover a flag for what it means; click a cell for its tasks and traces");
+    legend.append(" · crit = critical trials with/without · ret = retention (target gain / source gain, Fieller)" +
+      " · hover a flag for what it means; click a cell for its tasks and traces");
   })();
 
   function cellButton(cell, i) {
     const b = el("button", { class: "cell", type: "button", "data-cell": i, "data-gain": cell.gain,
-      style: "background:" + heat(cell.gain) + ";color:" + ink(cell.gain),
-      title: cellName(cell) + ": gain " + signed(cell.gain) + " " + interval(cell.ci) +
-        " · with artifacts: " + countsText(cell.outcomes[0]), onclick: () => showCell(i) },
+      "data-kind": cell.kind,
+      title: cellName(cell) + ": gain " + signed(cell.gain) + " " + interval(cell.ci) + " (" + cell.method_text +
+        ") · " + KIND_TEXT[cell.kind] + " · with artifacts: " + countsText(cell.outcomes[0]), onclick: () => showCell(i) },
       el("div", { class: "gain-line" }, el("span", { class: "gain", text: signed(cell.gain) }),
         el("span", { class: "ci", text: interval(cell.ci) })),
-      outcomeBar(cell.outcomes[0]), flagBadges(cell));
+      outcomeBar(cell.outcomes[0]));
+    const crit = criticalText(cell), ret = retentionText(cell);
+    if (crit) b.append(el("div", { class: "crit-line" + (cell.critical_excess ? " significant" : ""), text: crit }));
+    if (ret) b.append(el("div", { class: "ret-line", text: ret }));
+    b.append(flagBadges(cell));
     if (cell.adaptation) {
       const a = cell.adaptation;
-      b.append(el("div", { class: "adapted-line", style: "color:inherit", text: a.reused ? "unchanged by adaptation" :
+      b.append(el("div", { class: "adapted-line", text: a.reused ? "unchanged by adaptation" :
         "Δ vs frozen " + signed(a.difference) + " " + interval(a.difference_ci) + " · " + num(a.cost.tokens) + " tokens" }));
     }
     return b;
@@ -252,13 +275,21 @@
     body.replaceChildren();
     const r = cell.retention;
     body.append(dl([
-      ["gain", signed(cell.gain) + " " + interval(cell.ci) + " (" + cell.method.replace("_", " ") + ", " +
-        cell.n_clusters + " " + cell.cluster_level + " clusters)"],
+      ["gain", signed(cell.gain) + " " + interval(cell.ci) + " (" + cell.method_text +
+        (cell.n_families > 1 ? ", " + cell.n_families + " families as strata" : "") + "; standard error " +
+        cell.se.toFixed(3) + ")"],
+      ["detectable", "a true gain of " + cell.mde.toFixed(2) + " would show with 80% power at this size"],
+      ["what happened", KIND_TEXT[cell.kind]],
       ["score", pct(cell.score_with) + " with artifacts, " + pct(cell.score_without) + " baseline"],
       ["negative transfer", "p_neg = " + Number(cell.p_negative.toPrecision(2)) +
-        (cell.negative === null ? "" : cell.negative ? " — decided negative (BH)" : " — not decided")],
-      ["retention", r ? r.value.toFixed(2) + " [" + r.ci.lo.toFixed(2) + ", " + r.ci.hi.toFixed(2) + "] of source gain " + signed(r.source_gain)
-        : (cell.retention_reason || "—")],
+        (cell.test_family === "noise_check" ? " — a noise check: " + (cell.noise_differs ? "FAILED" : "passed")
+          : cell.negative === null ? "" : cell.negative ? " — decided negative (BH)" : " — not decided")],
+      ["critical failures", cell.critical.with_only + " trial pairs critical only with the artifacts, " +
+        cell.critical.baseline_only + " only without, of " + cell.critical.pairs + " (exact p = " +
+        Number(cell.critical.p.toPrecision(2)) + (cell.critical_excess === null ? ")" :
+          cell.critical_excess ? ", significant by BH)" : ", not significant)")],
+      ["retention", r ? r.value.toFixed(2) + " [" + r.ci.lo.toFixed(2) + ", " + r.ci.hi.toFixed(2) + "] (Fieller) of source gain " +
+        signed(r.source_gain) : (cell.retention_reason || "—")],
       ["tasks", cell.n_tasks + " paired" + (cell.dropped ? ", " + cell.dropped + " dropped" : "") +
         (cell.invalid ? ", " + cell.invalid + " invalid trials" : "")],
       ["pass^k with", cell.pass_hat_k[0].map((x) => x.toFixed(2)).join(", ")],

@@ -36,7 +36,9 @@ def target(interface: str) -> Condition:
 
 
 def kit(interface: str, sample: int = 4, **kw: Any) -> AdaptationKit:
-    """The adaptation kit of ``target(interface)`` in the full cycle."""
+    """The adaptation kit of ``target(interface)`` in the full cycle (its code run in the
+    local sandbox unless ``sandbox`` says otherwise: the tests run our own bundles)."""
+    kw.setdefault("sandbox", "local")
     return AdaptationKit(target(interface), cycle_seed=SPEC.seed, sample=sample, **kw)
 
 

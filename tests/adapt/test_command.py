@@ -1,13 +1,19 @@
 """The submitter's own command runs in a sandbox with only the kit mounted, and its bundle is
-taken only if it is a valid bundle of the same submission."""
+taken only if it is a valid bundle of the same submission; its output is read as untrusted
+(bounded, never through a link), in the local and the Docker sandbox."""
 
 from __future__ import annotations
 
-import sys
+import pytest
 
 from adapt import OUTPUT, command_procedure
-from submissions import reference_bundles
+from runner import docker_status
+from submissions import MAX_BUNDLE_BYTES, reference_bundles
 from tests.adapt._helpers import gateway, kit
+
+PYTHON = ["python3", "-I", "-c"]
+"""The command's interpreter, found on the sandbox's PATH (the host's may live in a home the
+sandbox's user cannot enter)."""
 
 RECIPE = next(b for b in reference_bundles() if b.manifest.name == "prompt-recipe")
 
@@ -27,7 +33,7 @@ pathlib.Path("{OUTPUT}").write_text(json.dumps({{"v": 1, "manifest": manifest, "
 
 def test_the_command_sees_the_kit_and_its_bundle_is_taken() -> None:
     k = kit("support-ops@2-units", sample=2)
-    run = command_procedure([sys.executable, "-I", "-c", ADAPT], sandbox="local")
+    run = command_procedure([*PYTHON, ADAPT], sandbox="local")
     adapted = run(RECIPE, k, gateway())
     assert adapted.notes == ("the command exited 0",)
     first = sorted(RECIPE.files)[0]
@@ -46,16 +52,55 @@ def test_a_failing_or_silent_command_leaves_the_bundle_as_it_was() -> None:
             "(manifest: Field required)",
         ),
     ):
-        run = command_procedure([sys.executable, "-I", "-c", code], sandbox="local")
+        run = command_procedure([*PYTHON, code], sandbox="local")
         adapted = run(RECIPE, kit("support-ops@2-units", sample=1), gateway())
         assert adapted.hash == RECIPE.hash and not adapted.changed
         assert why in " ".join(adapted.notes), adapted.notes
 
 
 def test_the_command_runs_for_the_seconds_left_at_most() -> None:
-    run = command_procedure(
-        [sys.executable, "-I", "-c", "import time; time.sleep(30)"], sandbox="local"
-    )
+    run = command_procedure([*PYTHON, "import time; time.sleep(30)"], sandbox="local")
     adapted = run(RECIPE, kit("support-ops@2-units", sample=1), gateway(seconds=2))
     assert "timed out" in adapted.notes[0] and adapted.hash == RECIPE.hash
     assert adapted.cost.seconds < 10
+
+
+_DOCKER, _WHY = docker_status()
+SANDBOXES = [
+    "local",
+    pytest.param(
+        "docker",
+        marks=[
+            pytest.mark.docker,
+            pytest.mark.skipif(not _DOCKER, reason=f"{_WHY}; run `make sandbox`"),
+        ],
+    ),
+]
+HUGE = f"import os; os.makedirs('out'); open('{OUTPUT}', 'wb').truncate({MAX_BUNDLE_BYTES + 1})"
+"""An output one byte over the bundle limit (sparse: cheap to write, costly to read)."""
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+@pytest.mark.parametrize(
+    ("code", "why"),
+    [
+        (HUGE, f"{MAX_BUNDLE_BYTES + 1} bytes, over {MAX_BUNDLE_BYTES}"),
+        (f"import os; os.makedirs('out'); os.symlink('/dev/zero', '{OUTPUT}')", "symbolic link"),
+        (
+            "import os; os.makedirs('real'); open('real/bundle.json', 'w').write('{}'); "
+            "os.symlink('real', 'out')",
+            "symbolic link",
+        ),
+        (f"import os; os.makedirs('out'); os.mkfifo('{OUTPUT}')", "not a regular file"),
+    ],
+    ids=["over-the-limit", "link-to-dev-zero", "linked-directory", "fifo"],
+)
+def test_an_output_that_cannot_be_read_safely_is_a_note_not_a_crash(
+    sandbox: str, code: str, why: str
+) -> None:
+    run = command_procedure([*PYTHON, code], sandbox=sandbox)
+    adapted = run(RECIPE, kit("support-ops@2-units", sample=1), gateway())
+    assert adapted.hash == RECIPE.hash and not adapted.changed
+    assert len(adapted.notes) == 1, adapted.notes
+    assert adapted.notes[0].startswith(f"the command exited 0; {OUTPUT} not read: "), adapted.notes
+    assert why in adapted.notes[0], adapted.notes

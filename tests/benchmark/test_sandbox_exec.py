@@ -103,7 +103,7 @@ def test_the_time_limit_kills_the_whole_group_even_when_sigterm_is_ignored(
     script = "trap '' TERM; sleep 60 & echo $!; wait"
     started = time.monotonic()
     r = run_limited(["sh", "-c", script], str(tmp_path), 0.5)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 50  # not held until the 60 s child ends
     assert_result(r, 137, timed_out=True)
     assert_dies(int(str(r["stdout"]).strip()))
 
@@ -111,7 +111,7 @@ def test_the_time_limit_kills_the_whole_group_even_when_sigterm_is_ignored(
 def test_children_left_behind_die_when_the_command_exits(tmp_path: Path) -> None:
     started = time.monotonic()
     r = run_limited(["sh", "-c", "sleep 60 & echo $!"], str(tmp_path), 30)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # returned with the command, not at its limit
     assert_result(r, 0)
     assert_dies(int(str(r["stdout"]).strip()))
 
@@ -162,7 +162,11 @@ async def assert_runs_through_backend(sb: Sandbox, python: list[str]) -> None:
             await backend.request("call", "s", tool="run", args=slow), 137, timed_out=True
         )
         opt = await backend.request("call", "s", tool="opt")
-        assert opt == (opt_dir() if sb.kind == "local" else "/opt/vwt")
+        if isinstance(sb, LocalSandbox):
+            # Commands running as nobody (under root) get a copy of it in the work tree.
+            assert opt == (opt_dir() if sb.user is None else str(sb.workdir / ".vwt-opt"))
+        else:
+            assert opt == "/opt/vwt"
     finally:
         await backend.close()
 
@@ -180,7 +184,7 @@ def backend_mounts(tmp_path: Path) -> list[Mount]:
 def test_a_backend_imports_it_beside_the_server_in_a_local_sandbox(tmp_path: Path) -> None:
     async def main() -> None:
         async with LocalSandbox(mounts=backend_mounts(tmp_path)) as sb:
-            await assert_runs_through_backend(sb, [sys.executable, "-I", "-S"])
+            await assert_runs_through_backend(sb, list(sb.python))
 
     asyncio.run(main())
 
@@ -202,13 +206,13 @@ holding its stdout; prints their pids."""
 def test_a_backend_kills_what_a_command_took_out_of_its_group(tmp_path: Path) -> None:
     async def main() -> None:
         async with LocalSandbox(mounts=backend_mounts(tmp_path)) as sb:
-            backend = BackendProcess(await sb.spawn(backend_argv([sys.executable, "-I"])))
+            backend = BackendProcess(await sb.spawn(backend_argv(list(sb.python))))
             try:
                 await backend.request("reset", "s", state={})
-                args = {"argv": [sys.executable, "-c", ESCAPE], "timeout_s": 30}
+                args = {"argv": [sb.python[0], "-c", ESCAPE], "timeout_s": 30}
                 started = time.monotonic()
                 r = await backend.request("call", "s", tool="run", args=args)
-                assert time.monotonic() - started < 10, "the escaped process held the pipes"
+                assert time.monotonic() - started < 30, "the escaped process held the pipes"
                 assert_result(r, 0)
                 for pid in str(r["stdout"]).split():
                     assert_dies(int(pid))

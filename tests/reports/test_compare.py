@@ -19,7 +19,8 @@ from reports import (
     read_release,
     render_comparison,
 )
-from tests.reports.test_load import shared_release
+from submissions import Bundle, reference_bundles
+from tests.reports.test_load import shared_release, small_release
 
 Json = dict[str, Any]
 Key = tuple[str, str, str]
@@ -37,6 +38,40 @@ def releases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         seed=7,
     )
     return a, b
+
+
+def _renamed(name: str, new: str, **manifest: str) -> Bundle:
+    """Reference bundle ``name`` renamed ``new`` (version 1), its manifest otherwise edited
+    by ``manifest``, its artifacts untouched."""
+    bundle = next(b for b in reference_bundles() if b.manifest.name == name)
+    data = bundle.model_dump(mode="json")
+    data["manifest"].update(name=new, **manifest)
+    return Bundle.model_validate(data)
+
+
+_RENAMED: list[Path] = []
+
+
+def renamed_release(factory: pytest.TempPathFactory) -> Path:
+    """A release of another cycle (same spec as the shared one) whose submissions are the
+    shared release's two, renamed: typed-skill as contract-skill (nothing else changed),
+    prompt-recipe as recipe-two with its description reworded. Built once per session."""
+    if not _RENAMED:
+        home = factory.mktemp("renamed") / "home"
+        bundles = (
+            _renamed("typed-skill", "contract-skill"),
+            _renamed("prompt-recipe", "recipe-two", description="The recipe, described anew."),
+        )
+        _RENAMED.append(
+            small_release(home, cycle_id="compare-renamed", submissions=(), bundles=bundles)
+        )
+    return _RENAMED[0]
+
+
+@pytest.fixture(scope="module")
+def renamed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """See renamed_release."""
+    return renamed_release(tmp_path_factory)
 
 
 def _by_content(pub: Path) -> dict[Key, Json]:
@@ -198,3 +233,86 @@ def test_a_missing_or_inconsistent_release(releases: tuple[Path, Path], tmp_path
 
     with pytest.raises(ReportError, match="does not list its source condition first"):
         compare_releases(releases[0], _edited(releases[0], tmp_path, unlist))
+
+
+def _cells_of(cells: dict[Key, Json], submission: str) -> set[tuple[str, str]]:
+    return {(phase, content) for phase, s, content in cells if s == submission}
+
+
+def test_a_renamed_bundle_finds_its_cells_by_content(
+    releases: tuple[Path, Path], renamed: Path
+) -> None:
+    a = releases[0]
+    cells_a, cells_b = _by_content(a), _by_content(renamed)
+    ids = _content_ids(a, renamed)
+    c = compare_releases(a, renamed)
+    assert [(r.a, r.b, r.by) for r in c.renamed] == [
+        ("typed-skill@1", "contract-skill@1", "content")
+    ]
+    common = _cells_of(cells_a, "typed-skill@1") & _cells_of(cells_b, "contract-skill@1")
+    assert common and common == _cells_of(cells_a, "typed-skill@1")
+    typed = [m for m in c.moves if m.cell.submission == "typed-skill@1"]
+    assert {(m.cell.phase, ids[m.cell.content]) for m in typed} == common
+    assert {m.cell.submission_b for m in typed} == {"contract-skill@1"}
+    for m in typed:
+        b = cells_b[(m.cell.phase, "contract-skill@1", ids[m.cell.content])]
+        assert (m.b.gain, m.b.bundle_hash) == (b["metrics"]["gain"], b["bundle_hash"])
+    # the reworded recipe is another bundle: nothing pairs it without a map
+    assert {r.submission for r in c.only_a} == {"prompt-recipe@1"}
+    assert {r.submission for r in c.only_b} == {"recipe-two@1"}
+    text = _rendered(c, 80)
+    assert "typed-skill@1 in A is contract-skill@1 in B (the same bundle under another" in text
+    assert "(edited)" not in text  # a new name is no edit
+
+
+def test_map_pairs_a_renamed_and_edited_bundle(releases: tuple[Path, Path], renamed: Path) -> None:
+    a = releases[0]
+    cells_a, cells_b = _by_content(a), _by_content(renamed)
+    c = compare_releases(a, renamed, {"prompt-recipe@1": "recipe-two@1"})
+    assert [(r.a, r.b, r.by) for r in c.renamed] == [
+        ("prompt-recipe@1", "recipe-two@1", "map"),
+        ("typed-skill@1", "contract-skill@1", "content"),
+    ]
+    assert not c.only_a and not c.only_b
+    assert len(c.moves) == len(cells_a) == len(cells_b)
+    recipe = [m for m in c.moves if m.cell.submission == "prompt-recipe@1"]
+    assert recipe and all(
+        m.cell.submission_b == "recipe-two@1" and m.bundle_changed for m in recipe
+    )
+    assert "≠ prompt-recipe@1: bundle" in _rendered(c, 80)
+    # a map wins over content: typed-skill compared with the recipe leaves two unpaired
+    crossed = compare_releases(a, renamed, {"typed-skill@1": "recipe-two@1"})
+    assert [(r.a, r.b) for r in crossed.renamed] == [("typed-skill@1", "recipe-two@1")]
+    assert {r.submission for r in crossed.only_a} == {"prompt-recipe@1"}
+    assert {r.submission for r in crossed.only_b} == {"contract-skill@1"}
+
+
+def test_without_the_published_artifacts_nothing_pairs_by_content(
+    releases: tuple[Path, Path], renamed: Path, tmp_path: Path
+) -> None:
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(renamed / RELEASE_FILE, alone / RELEASE_FILE)
+    c = compare_releases(releases[0], alone)
+    assert not c.renamed and not c.moves
+    assert {r.submission for r in c.only_b} == {"contract-skill@1", "recipe-two@1"}
+
+
+@pytest.mark.parametrize(
+    ("renames", "message", "hint"),
+    [
+        ({"typed@1": "contract-skill@1"}, "release A has no submission typed@1", "typed-skill@1"),
+        ({"typed-skill@1": "x@1"}, "release B has no submission x@1", "contract-skill@1"),
+        (
+            {"typed-skill@1": "recipe-two@1", "prompt-recipe@1": "recipe-two@1"},
+            "--map names recipe-two@1 of release B for two submissions of A",
+            "a different one",
+        ),
+    ],
+)
+def test_a_map_naming_what_is_not_there_is_refused(
+    releases: tuple[Path, Path], renamed: Path, renames: dict[str, str], message: str, hint: str
+) -> None:
+    with pytest.raises(ReportError) as err:
+        compare_releases(releases[0], renamed, renames)
+    assert message in str(err.value) and err.value.hint is not None and hint in err.value.hint

@@ -10,6 +10,7 @@ import re
 import shutil
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from typer.testing import CliRunner
@@ -17,14 +18,18 @@ from typer.testing import CliRunner
 from reports import (
     RELEASE_FILE,
     REPORT_FILE,
+    Flag,
+    Interval,
     ReportError,
     SignedRelease,
     build_release,
     cell_flags,
+    method_text,
     read_release,
     write_html_report,
 )
 from reports._html import script_json
+from reports._html_data import cell_kind
 from tests.reports.test_verify import revealed_cycle
 from vwt.cli import app
 
@@ -78,6 +83,30 @@ def test_every_cell_is_embedded_with_its_numbers_and_flags(public: Path) -> None
         assert (c["gain"], c["ci"]) == (m.gain, [m.gain_ci.lo, m.gain_ci.hi])
         assert c["flags"] == [f.model_dump(mode="json") for f in cell_flags(cell)]
         assert (c["adaptation"] is None) == (cell.adaptation is None)
+        assert c["kind"] == cell_kind(cell) and c["method_text"] == method_text(m)
+        assert (c["critical"]["p"], c["critical_excess"]) == (m.critical.p, m.critical_excess)
+        assert c["retention_status"] == m.retention_status
+    assert "bootstrap" not in data
+
+
+def _kind_of(codes: list[str], gain_lo: float = -0.1, gain: float = 0.0) -> str:
+    flags = [Flag(code=c, label=c, severity="info", explanation="x.") for c in codes]
+    metrics = type("M", (), {"gain_ci": Interval(lo=gain_lo, hi=0.5), "gain": gain})()
+    cell = type("C", (), {"metrics": metrics})()
+    with patch("reports._html_data.cell_flags", return_value=tuple(flags)):
+        return cell_kind(cell)
+
+
+def test_a_cell_is_coloured_by_what_happened_worst_first() -> None:
+    # A typed skill that stopped safely is not coloured like one that acted wrongly, nor like a
+    # plain loss: the colour follows the flags, then the interval.
+    assert _kind_of(["negative-safe-stops", "critical"]) == "critical"
+    assert _kind_of(["leak"]) == "critical"
+    assert _kind_of(["negative-wrong-actions", "safe-stops"]) == "wrong"
+    assert _kind_of(["negative-safe-stops"]) == "stops"
+    assert _kind_of(["noise-check-failed"]) == "noise"
+    assert _kind_of(["more-critical"], gain_lo=0.05, gain=0.2) == "gain"
+    assert _kind_of([], gain=-0.2) == "loss" and _kind_of([]) == "neutral"
 
 
 def test_outcome_counts_per_arm_agree_with_the_cells(public: Path) -> None:

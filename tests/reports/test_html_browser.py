@@ -2,8 +2,8 @@
 
 Skips (saying how to install) without Playwright or a chromium binary; no browser is ever
 downloaded. ``VWT_CHROMIUM`` names another chromium binary. ``VWT_UPDATE_SCREENSHOT=1``
-rewrites docs/report.png from the release at ``VWT_SCREENSHOT_RELEASE`` (a release directory;
-default the test's own small release).
+rewrites docs/report.png and docs/report-matrix.png from the release at
+``VWT_SCREENSHOT_RELEASE`` (a release directory; default the test's own small release).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from reports import REPORT_FILE, Cell, cell_flags, read_release, write_html_report
+from reports._html_data import cell_kind
 from tests.reports.test_html import HOSTILE, released
 
 pytestmark = pytest.mark.slow
@@ -38,6 +39,7 @@ if not Path(CHROMIUM).is_file():
     )
 
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "report.png"
+MATRIX_SCREENSHOT = SCREENSHOT.with_name("report-matrix.png")
 
 Page = Any
 
@@ -123,13 +125,70 @@ def test_the_matrix_has_every_cell_with_its_gain(page: Page, public: Path) -> No
 
 def test_flags_are_explained_on_hover(page: Page, public: Path) -> None:
     cells = read_release(public).release.cells
-    flagged = next(i for i, c in enumerate(cells) if cell_flags(c))
+    retention = {"retention-identical", "unstable", "no-retention"}  # the cell's ret line says it
+    flagged = next(i for i, c in enumerate(cells) if {f.code for f in cell_flags(c)} - retention)
     badges = page.locator(f'button.cell[data-cell="{flagged}"] .flag')
-    flags = cell_flags(cells[flagged])
+    flags = [f for f in cell_flags(cells[flagged]) if f.code not in retention]
     assert badges.count() == len(flags)
     for i, f in enumerate(flags):
         assert badges.nth(i).get_attribute("title") == f.explanation
         assert badges.nth(i).text_content() == f.label
+
+
+def test_cells_are_coloured_by_what_happened_and_show_retention(page: Page, public: Path) -> None:
+    cells = read_release(public).release.cells
+    shown = page.eval_on_selector_all(
+        "#matrix button.cell",
+        """bs => bs.map(b => ({i: +b.dataset.cell, cls: b.closest('td').className,
+            bg: getComputedStyle(b.closest('td')).backgroundColor, text: b.textContent}))""",
+    )
+    colours: dict[str, set[str]] = {}
+    for s in shown:
+        cell = cells[s["i"]]
+        kind = cell_kind(cell)
+        assert s["cls"].split()[0] == f"kind-{kind}"
+        colours.setdefault(kind, set()).add(s["bg"])
+        m = cell.metrics
+        if m.retention is not None:
+            assert f"ret {m.retention.value:.2f}" in s["text"]
+        elif m.retention_status == "unstable":
+            assert "ret unstable" in s["text"]
+        if m.with_arm.critical or m.without_arm.critical:
+            assert f"crit {m.with_arm.critical}/{m.without_arm.critical}" in s["text"]
+    assert len(colours) >= 2, colours
+    # the button lets its cell's colour through
+    assert page.eval_on_selector(
+        "#matrix button.cell", "b => getComputedStyle(b).backgroundColor"
+    ) in ("rgba(0, 0, 0, 0)", "transparent")
+    # one colour per kind (a gain of 0.25 or more is a deeper green), never shared by two kinds
+    seen = [c for kind, found in colours.items() if kind != "gain" for c in found]
+    assert len(seen) == len(set(seen)) and not set(seen) & colours.get("gain", set())
+    legend = page.locator("#legend .swatch[class*='kind-']")
+    assert legend.count() == 7
+
+
+def test_the_condition_column_stays_in_view_when_the_matrix_scrolls(
+    browser: Any, public: Path
+) -> None:
+    errors: list[str] = []
+    page = open_report(browser, public / REPORT_FILE, errors)
+    page.set_viewport_size({"width": 700, "height": 900})
+    wrap = page.locator("#matrix-wrap")
+    assert page.evaluate(
+        "document.getElementById('matrix-wrap').scrollWidth > "
+        "document.getElementById('matrix-wrap').clientWidth"
+    )
+    before = page.locator("#matrix tbody th.cond").first.bounding_box()
+    page.evaluate("document.getElementById('matrix-wrap').scrollLeft = 400")
+    after = page.locator("#matrix tbody th.cond").first.bounding_box()
+    box = wrap.bounding_box()
+    assert before and after and box
+    assert after["x"] == pytest.approx(before["x"], abs=1) == pytest.approx(box["x"], abs=2)
+    # the cells did move under it
+    first = page.locator("#matrix tbody td").first.bounding_box()
+    assert first and first["x"] < before["x"] + before["width"]
+    page.close()
+    assert errors == []
 
 
 def visible_cells(page: Page) -> int:
@@ -278,7 +337,8 @@ def png_size_and_colours(png: bytes) -> tuple[int, int, int]:
 
 def test_screenshot_of_the_matrix(browser: Any, public: Path, tmp_path: Path) -> None:
     """The matrix renders at a real size and is not blank; with VWT_UPDATE_SCREENSHOT=1 the
-    README's screenshot is rewritten (from VWT_SCREENSHOT_RELEASE if set)."""
+    README's screenshot and docs/report-matrix.png are rewritten (from VWT_SCREENSHOT_RELEASE if
+    set)."""
     update = os.environ.get("VWT_UPDATE_SCREENSHOT") == "1"
     source = Path(os.environ.get("VWT_SCREENSHOT_RELEASE") or public) if update else public
     report = public / REPORT_FILE
@@ -293,5 +353,9 @@ def test_screenshot_of_the_matrix(browser: Any, public: Path, tmp_path: Path) ->
         page.set_viewport_size({"width": 1500, "height": 1400})
         page.evaluate("window.scrollTo(0, 0)")
         SCREENSHOT.write_bytes(page.screenshot())
+        # the matrix alone, scrolled sideways: colours, legend and the condition column in view
+        page.set_viewport_size({"width": 1100, "height": 1400})
+        page.evaluate("document.getElementById('matrix-wrap').scrollLeft = 600")
+        MATRIX_SCREENSHOT.write_bytes(page.locator("#matrix-section").screenshot())
     page.close()
     assert errors == []

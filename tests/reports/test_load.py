@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from reports import (
     load_release,
     read_release,
 )
-from submissions import reference_bundles, submit
+from submissions import Bundle, reference_bundles, submit
 from tests.reports.test_verify import (
     adapt_and_run,
     run_frozen_in_process,
@@ -32,10 +33,16 @@ from tests.reports.test_verify import (
 
 
 def small_release(
-    home: Path, *, cycle_id: str, submissions: tuple[str, ...], seed: int | None = None
+    home: Path,
+    *,
+    cycle_id: str,
+    submissions: tuple[str, ...],
+    seed: int | None = None,
+    bundles: Sequence[Bundle] = (),
 ) -> Path:
-    """A small cycle (see small_spec) of the named reference ``submissions``, run frozen and
-    adapted in this process, revealed and released; returns its published directory."""
+    """A small cycle (see small_spec) of the named reference ``submissions`` and ``bundles``,
+    run frozen and adapted in this process, revealed and released; returns its published
+    directory."""
     data = small_spec(cycle_id).model_dump(mode="json")
     data["seed"] = data["seed"] if seed is None else seed
     spec = CycleSpec.model_validate(data)
@@ -43,9 +50,10 @@ def small_release(
     cycle.generate(single_axis_targets(spec))
     cycle.commit()
     cycle.transition(CycleState.open)
-    for bundle in reference_bundles():
-        if bundle.manifest.name in submissions:
-            submit(cycle, bundle)
+    for bundle in [b for b in reference_bundles() if b.manifest.name in submissions]:
+        submit(cycle, bundle)
+    for bundle in bundles:
+        submit(cycle, bundle)
     cycle.transition(CycleState.frozen_run)
     run_frozen_in_process(cycle)
     cycle.transition(CycleState.adaptation)
@@ -93,6 +101,8 @@ def test_one_row_per_cell_with_its_numbers_and_labels(loaded: LoadedRelease, pub
     cells = loaded.cells
     assert len(cells) == len(release.cells) and len(cells) > 0
     ids = {c.id: c for c in release.conditions}
+    # "flags" would be pandas' own DataFrame.flags: the codes have a column of their own.
+    assert "flags" not in cells.columns and not isinstance(cells.flags, pd.Series)
     for row, cell in zip(cells.to_dict("records"), release.cells, strict=True):
         m = cell.metrics
         assert (row["phase"], row["submission"], row["bundle_hash"], row["condition_id"]) == (
@@ -120,7 +130,15 @@ def test_one_row_per_cell_with_its_numbers_and_labels(loaded: LoadedRelease, pub
         assert row["with_critical"] == m.with_arm.critical
         assert row["without_safe_stop"] == m.without_arm.safe_stop
         assert row["n_tasks"] == m.n_tasks and row["invalid_trials"] == cell.invalid_trials
-        assert row["flags"] == ",".join(f.code for f in cell_flags(cell))
+        assert row["flag_codes"] == ",".join(f.code for f in cell_flags(cell))
+        assert (row["interval_method"], row["gain_se"], row["df"], row["mde"]) == (
+            m.interval_method,
+            m.gain_se,
+            m.df,
+            m.mde,
+        )
+        assert (row["critical_p"], row["test_family"]) == (m.critical.p, m.test_family)
+        assert row["retention_status"] == m.retention_status
         condition = ids[cell.condition_id]
         assert row["role"] == condition.role
         assert row["condition_content_id"] == condition.condition.id

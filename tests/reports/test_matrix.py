@@ -1,4 +1,5 @@
-"""The matrix: cells from trial records, seeded by what a condition is rather than its label."""
+"""The matrix: cells from trial records, by what a condition is rather than its label, and the
+test families its decisions are made in."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 
 from benchmark import default_cycle_spec_path
 from conditions import Condition, CycleSpec
-from reports import Cell, Interval, build_matrix
+from reports import Cell, build_matrix
 from reports.errors import ReportError
 from runner import TrialRecord
 from tests.runner.test_store import make_record
@@ -45,8 +46,6 @@ def _matrix(target_id: str, target: Condition = TARGET) -> dict[str, object]:
         _records(SOURCE.id, target_id),
         conditions={SOURCE.id: SOURCE, target_id: target},
         source_id=SOURCE.id,
-        seed=7,
-        bootstrap=300,
     )
     (cell,) = [c for c in cells if c.condition_id == target_id]
     return cell.metrics.model_dump()
@@ -63,7 +62,7 @@ def test_a_cell_does_not_depend_on_the_other_cells() -> None:
     other = Condition.model_validate({**TARGET.model_dump(), "harness": "harness-v2"})
     conditions = {SOURCE.id: SOURCE, "c-aaaaaaaaaaaaaaaa": TARGET}
     records = _records(SOURCE.id, "c-aaaaaaaaaaaaaaaa")
-    alone = build_matrix(records, conditions=conditions, source_id=SOURCE.id, seed=7, bootstrap=300)
+    alone = build_matrix(records, conditions=conditions, source_id=SOURCE.id)
     more = [
         r.model_copy(update={"condition_id": "c-bbbbbbbbbbbbbbbb", "outcome": o})
         for r, o in zip(
@@ -76,8 +75,6 @@ def test_a_cell_does_not_depend_on_the_other_cells() -> None:
         records + more,
         conditions={**conditions, "c-bbbbbbbbbbbbbbbb": other},
         source_id=SOURCE.id,
-        seed=7,
-        bootstrap=300,
     )
     assert len(crowded) == len(alone) + 1
 
@@ -91,8 +88,9 @@ def test_a_cell_does_not_depend_on_the_other_cells() -> None:
     assert undecided(crowded) == undecided(alone)
 
 
-def test_cells_with_the_same_clusters_share_their_draws() -> None:
-    # With artifacts every trial succeeds, without only the second: a gain of 1/2 on each task.
+def test_a_target_identical_to_its_source_reports_it_rather_than_a_point_retention() -> None:
+    # With artifacts every trial succeeds, without only the second: a gain of 1/2 on each task,
+    # the same in the source and the target.
     records = [
         r.model_copy(update={"outcome": "success" if r.arm == "with" or r.trial else "failure"})
         for r in _records(SOURCE.id, "c-aaaaaaaaaaaaaaaa")
@@ -102,18 +100,48 @@ def test_cells_with_the_same_clusters_share_their_draws() -> None:
             records,
             conditions={SOURCE.id: SOURCE, "c-aaaaaaaaaaaaaaaa": TARGET},
             source_id=SOURCE.id,
-            seed=7,
-            bootstrap=300,
         ),
         key=lambda c: c.condition_id != SOURCE.id,
     )
-    # Same six task ids in both: retention is a joint bootstrap, gated on the source cell's
-    # published interval, and the two cells are identical so every ratio draw is 1.
-    assert target.metrics.retention is not None
-    assert target.metrics.retention.shared_draws
-    assert target.metrics.retention.source_gain_ci == source.metrics.gain_ci
-    assert target.metrics.retention.ci == Interval(lo=1.0, hi=1.0)
-    assert target.metrics.seed == source.metrics.seed == 7
+    assert source.metrics.retention_status == "no_source_cell"
+    assert (target.metrics.retention, target.metrics.retention_status) == (
+        None,
+        "identical_trials",
+    )
+
+
+def _with_others(records: list[TrialRecord]) -> list[TrialRecord]:
+    """``records`` plus a no-artifacts submission that copies the baseline's outcomes."""
+    copies = [
+        r.model_copy(update={"arm": "with", "bundle_hash": "n" * 64, "submission": "none@1"})
+        for r in records
+        if r.arm == "without"
+    ]
+    return records + copies
+
+
+def test_noise_checks_are_decided_apart_from_the_artifact_cells() -> None:
+    records = _with_others(_records(SOURCE.id, "c-aaaaaaaaaaaaaaaa"))
+    conditions = {SOURCE.id: SOURCE, "c-aaaaaaaaaaaaaaaa": TARGET}
+    cells = build_matrix(
+        records, conditions=conditions, source_id=SOURCE.id, noise_checks={"n" * 64}
+    )
+    families = {(c.condition_id, c.submission): c.metrics.test_family for c in cells}
+    assert set(families.values()) == {"artifacts", "noise_check"}
+    for c in cells:
+        m = c.metrics
+        if m.test_family == "noise_check":
+            assert (m.negative_transfer, m.critical_excess, m.noise_differs) == (
+                None,
+                None,
+                False,
+            )
+            assert m.variation == "identical"
+        else:
+            assert m.negative_transfer is not None and m.noise_differs is None
+    # The same cells without the noise checks named: the copies are artifact cells.
+    plain = build_matrix(records, conditions=conditions, source_id=SOURCE.id)
+    assert {c.metrics.test_family for c in plain} == {"artifacts"}
 
 
 def test_records_of_an_unknown_condition_are_refused() -> None:
@@ -122,6 +150,4 @@ def test_records_of_an_unknown_condition_are_refused() -> None:
             _records(SOURCE.id, "c-cccccccccccccccc"),
             conditions={SOURCE.id: SOURCE},
             source_id=SOURCE.id,
-            seed=7,
-            bootstrap=300,
         )

@@ -49,9 +49,9 @@ def _copy(home: Path, to: Path) -> Cycle:
     return Cycle.open(Path(shutil.copytree(home, to)))
 
 
-def _rendered(path: Path) -> str:
+def _rendered(path: Path, detail: bool = False) -> str:
     console = Console(width=250, record=True)
-    render_release(read_release(path).release, console)
+    render_release(read_release(path).release, console, detail=detail)
     return console.export_text()
 
 
@@ -221,9 +221,10 @@ def test_invalid_trials_are_refused_unless_accepted_then_shown_per_cell(
     v = verify_release(path)
     assert (v.accepted_invalid, v.invalid_trials) == (True, n_invalid)
     assert v.dropped_tasks == 2 * targets
-    out = _rendered(path)
+    out = _rendered(path, detail=True)
     assert f"ACCEPTED INVALID: {n_invalid} invalid trials" in out
     assert "invalid 2" in out and "dropped 1" in out and "invalid 1" in out
+    assert "i = infrastructure-invalid trials accepted" in " ".join(_rendered(path).split())
 
 
 class _Later(datetime):
@@ -277,7 +278,7 @@ def test_the_release_records_the_red_team_gate_and_is_refused_while_it_fails(
             build_release(cycle)
     assert not (cycle.paths.public / RELEASE_FILE).exists()
     r = read_release(build_release(cycle)).release
-    assert r.v == 5 and r.redteam.passed and r.redteam.tasks_per_split == 20
+    assert r.v == 6 and r.redteam.passed and r.redteam.tasks_per_split == 20
     families = {f.family: f for f in r.redteam.families}
     roles = cycle.spec.family_roles
     assert set(families) == {*roles.development, *roles.held_out}

@@ -1,9 +1,8 @@
-"""Tests of the terminal rendering: a real release at 80, 100 and 160 columns with nothing cut,
-the few-families mark next to the gain and its legend, and the wrapping of labels."""
+"""Tests of the terminal rendering: a real release's compact matrix at 80, 100 and 160 columns
+(one line per cell, symbols with a legend, nothing cut), the detail, and the critical panel."""
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import pytest
@@ -17,27 +16,22 @@ from reports import (
     ReleasedCondition,
     ReleasedSubmission,
     ReleaseStatement,
+    apply_fdr,
     build_release,
     cell_flags,
     cell_metrics,
-    condition_label,
     read_release,
     render_release,
 )
 from reports._flags import FLAG_MEANINGS
 from reports._render import (
-    FEW_FAMILIES_NOTE,
-    LEGEND_LABELS,
-    MatrixLayout,
-    _pieces,
+    SYMBOLS,
+    compact_table,
     critical_panel,
     interval_text,
     legend,
-    matrix_layout,
-    matrix_table,
     submission_labels,
     submission_table,
-    wrap,
 )
 from tests.reports.test_verify import revealed_cycle
 
@@ -68,107 +62,82 @@ def assert_fits(out: str, width: int) -> None:
     assert "…" not in out and "..." not in out
 
 
-def assert_every_cell_in_full(release: ReleaseStatement, out: str) -> None:
-    """Each cell's gain and gain interval appear whole, as often as there are cells with them."""
-    texts = Counter(
-        t
-        for c in release.cells
-        for t in (
-            f"{c.metrics.gain:+.2f}",
-            interval_text(c.metrics.gain_ci.lo, c.metrics.gain_ci.hi),
-        )
-    )
-    for text, n in texts.items():
-        assert out.count(text) >= n, text
-
-
-def _table_rows(out: str) -> list[list[str]]:
-    """Every row of every table (headers too), each column's lines joined without spaces."""
-    rows: list[list[str]] = []
-    lines: list[list[str]] = []
+def _row_lines(out: str, release: ReleaseStatement) -> dict[str, list[str]]:
+    """Lines of the compact tables by the table's title (submission · phase)."""
+    titles: dict[str, list[str]] = {
+        f"{label} · {phase}": []
+        for label in submission_labels(release).values()
+        for phase in ("frozen", "adapted")
+    }
+    current: list[str] | None = None
     for line in out.splitlines():
-        if line[:1] in ("┃", "│"):
-            lines.append([part.replace(" ", "") for part in line[1:-1].split(line[0])])
-        elif lines:
-            rows.append(["".join(column) for column in zip(*lines, strict=True)])
-            lines = []
-    return rows
-
-
-def assert_no_piece_cut(release: ReleaseStatement, layout: MatrixLayout) -> None:
-    """The columns are wide enough for every piece between the breaks of a condition label
-    (one changed axis per line), a submission label or a flag label: no word is cut."""
-    source = release.conditions[0].condition
-    for c in release.conditions:
-        for line in condition_label(c, source, "\n").splitlines():
-            assert max(len(p.rstrip()) for p in _pieces(line)) <= layout.label, line
-    notes = [*submission_labels(release).values()]
-    notes += [f.label for cell in release.cells for f in cell_flags(cell)]
-    for note in notes:
-        assert max(len(p.rstrip()) for p in _pieces(note)) <= layout.cell, note
-
-
-def _compact(text: str) -> str:
-    return text.replace(" ", "")
+        title = next((t for t in titles if line.startswith(t)), None)
+        if title is not None:
+            current = titles[title]
+        elif current is not None and not line.strip():
+            current = None
+        elif current is not None:
+            current.append(line)
+    return titles
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_the_matrix_fits_each_width_with_nothing_cut(release: ReleaseStatement, width: int) -> None:
+def test_the_compact_matrix_has_one_line_per_cell_at_each_width(
+    release: ReleaseStatement, width: int
+) -> None:
     out = _rendered(release, width)
     assert_fits(out, width)
-    assert_every_cell_in_full(release, out)
-    rows = _table_rows(out)
-    columns = {column for row in rows for column in row}
-    for label in submission_labels(release).values():
-        assert _compact(label) in columns  # whole, if wrapped over lines
-    source = release.conditions[0].condition
-    for c in release.conditions:
-        assert _compact(condition_label(c, source)) in {row[0] for row in rows}
-    for cell in release.cells:
-        for flag in cell_flags(cell):
-            if flag.code not in ("few-families", "no-retention"):
-                assert any(_compact(flag.label) in column for column in columns), flag.label
-    for phase in ("frozen", "adapted"):
-        layout = matrix_layout(release, phase, width)
-        assert out.count(f"Transfer matrix ({phase})") == len(layout.groups) >= 1
-        assert_no_piece_cut(release, layout)
-    assert [row[0] for row in rows].count("condition") == out.count("Transfer matrix")
-    assert "p_neg = " in out and "p(gain" not in out
-    baseline = release.cells[0].metrics.score_without_ci
-    assert interval_text(baseline.lo, baseline.hi, signed=False) in out
+    rows = _row_lines(out, release)
+    conditions = len(release.conditions)
+    for s in release.submissions:
+        label = submission_labels(release)[s.bundle_hash]
+        for phase in ("frozen", "adapted"):
+            cells = [
+                c for c in release.cells if c.phase == phase and c.bundle_hash == s.bundle_hash
+            ]
+            lines = rows[f"{label} · {phase}"]
+            # a header, its rule and one line per cell (a family set's label may wrap)
+            assert len(cells) + 2 <= len(lines) <= len(cells) + 6, (label, phase, lines)
+            for c in cells:
+                m = c.metrics
+                text = f"{m.gain:+.2f} {interval_text(m.gain_ci.lo, m.gain_ci.hi)}"
+                assert any(text in " ".join(line.split()) for line in lines), text
+    if width == 80:
+        # about one screen per submission: both phases with their titles and headers
+        for label in submission_labels(release).values():
+            both = rows[f"{label} · frozen"] + rows[f"{label} · adapted"]
+            assert len(both) + 2 <= 2 * conditions + 14
+    assert "interval = 95% t over tasks" in out
 
 
-def test_wide_consoles_need_fewer_tables(release: ReleaseStatement) -> None:
-    tables = [len(matrix_layout(release, "frozen", w).groups) for w in WIDTHS]
-    assert tables == sorted(tables, reverse=True) and tables[-1] == 1
-    assert tables[0] > 1  # 4 submissions do not fit 80 columns side by side
+def test_every_flag_shown_is_a_symbol_the_legend_explains(release: ReleaseStatement) -> None:
+    out = _rendered(release, 100)
+    text = legend(release).plain
+    shown = {f.code for c in release.cells for f in cell_flags(c)} & SYMBOLS.keys()
+    assert shown, "the small release has no flag at all"
+    for code in shown:
+        assert f"{SYMBOLS[code]} = {FLAG_MEANINGS[code]}" in " ".join(text.split())
+    for code in SYMBOLS.keys() - shown:
+        assert FLAG_MEANINGS[code] not in text
+    assert "--detail" in out
+    # retention's flags have no symbol: the ret column says it
+    assert not {"unstable", "no-retention", "retention-identical"} & SYMBOLS.keys()
 
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_detail_fits_each_width_with_nothing_cut(release: ReleaseStatement, width: int) -> None:
     out = _rendered(release, width, detail=True)
     assert_fits(out, width)
-    assert_every_cell_in_full(release, out)
     for s in release.submissions:
         assert f"{submission_labels(release)[s.bundle_hash]} — frozen" in out
+    flat = " ".join(out.split())
     for c in release.cells:
-        if c.metrics.retention is not None:
-            r = c.metrics.retention
-            assert interval_text(r.ci.lo, r.ci.hi, signed=False) in out
-
-
-def test_wrap_cuts_nothing_and_breaks_at_joins() -> None:
-    label = "family reconciliation+research_evidence+support_ops/sealed"
-    lines = wrap(label, 20)
-    assert lines == ["family", "reconciliation+", "research_evidence+", "support_ops/sealed"]
-    assert wrap("retrieved-trajectories@1", 14) == ["retrieved-", "trajectories@1"]
-    long = "x" * 30
-    assert wrap(long, 14) == ["x" * 14, "x" * 14, "xx"]
-    for text in (label, long, "a b  c", "tools support-ops@2-units,billing@3"):
-        for width in (3, 7, 14):
-            pieces = wrap(text, width)
-            assert all(len(p) <= width for p in pieces)
-            assert "".join(pieces).replace(" ", "") == text.replace(" ", "")
+        m = c.metrics
+        assert f"gain {m.gain:+.2f} {interval_text(m.gain_ci.lo, m.gain_ci.hi)}" in flat
+        if m.retention is not None:
+            r = m.retention
+            assert interval_text(r.ci.lo, r.ci.hi, signed=False) in flat
+    assert "t over tasks" in flat and "detects" in flat
 
 
 def _cell(n_families: int) -> Cell:
@@ -183,7 +152,7 @@ def _cell(n_families: int) -> Cell:
         condition_id=SOURCE.id,
         submission=f"s{n_families}@1",
         bundle_hash=f"{n_families}" * 64,
-        metrics=cell_metrics(with_arm, without_arm, bootstrap=200, seed=0),
+        metrics=apply_fdr([cell_metrics(with_arm, without_arm)])[0],
         invalid_trials=0,
         dropped_tasks=0,
     )
@@ -213,45 +182,20 @@ def _text(renderable: RenderableType) -> str:
     return console.export_text()
 
 
-def test_the_gain_of_a_cell_with_few_families_is_marked_and_explained() -> None:
-    few, enough = _cell(4), _cell(5)
-    assert (few.metrics.few_clusters, enough.metrics.few_clusters) == (True, False)
-    release = _release(few, enough)
-    layout = matrix_layout(release, "frozen", 200)
-    matrix = _text(matrix_table(release, "frozen", [few.bundle_hash, enough.bundle_hash], layout))
-    assert "+0.33 †" in matrix
-    assert matrix.count("†") == 1
-    detail = _text(submission_table(release, "frozen", release.submissions[0]))
-    assert "gain +0.33 †" in detail and "† 4 families" in detail
-    assert "†" not in _text(submission_table(release, "frozen", release.submissions[1]))
-    assert FEW_FAMILIES_NOTE in legend(release).plain
-    assert FEW_FAMILIES_NOTE.startswith("† = fewer than 5 task families")
-
-
-def test_no_mark_and_no_legend_line_without_few_families() -> None:
-    release = _release(_cell(5), _cell(1))
-    bundles = [c.bundle_hash for c in release.cells]
-    matrix = _text(matrix_table(release, "frozen", bundles, matrix_layout(release, "frozen", 200)))
-    assert "+0.33" in matrix and "†" not in matrix
-    assert "†" not in legend(release).plain
-
-
-def test_the_legend_explains_the_flags_shown_as_they_read(release: ReleaseStatement) -> None:
-    text = legend(release).plain
-    shown_flags = {f.code: f for c in release.cells for f in cell_flags(c)}
-    for code, label in LEGEND_LABELS.items():
-        if code in shown_flags:
-            assert f"{label} = {FLAG_MEANINGS[code]}" in text
-            if not any(ch.isdigit() for ch in shown_flags[code].label):
-                assert label == shown_flags[code].label
-        else:
-            assert f"{label} = " not in text
-    assert "CRITICAL N (base M) = " in text  # the small release has critical drift failures
+def test_a_cell_over_several_families_names_its_stratified_method() -> None:
+    release = _release(_cell(3), _cell(1))
+    table = _text(compact_table(release, "frozen", release.submissions[0]))
+    assert "+0.33" in table
+    detail = " ".join(_text(submission_table(release, "frozen", release.submissions[0])).split())
+    assert "t over tasks within families" in detail and "3 families as strata" in detail
+    one = " ".join(_text(submission_table(release, "frozen", release.submissions[1])).split())
+    assert "95% t over tasks, 2 df" in one and "strata" not in one
+    assert "familys" not in detail + one
 
 
 def _critical_cell(name: str, critical: int, baseline_critical: int) -> Cell:
     """A source cell of six tasks, ``critical`` of them critical with the artifacts and
-    ``baseline_critical`` without."""
+    ``baseline_critical`` without; its tests decided on it alone."""
     with_arm = ArmOutcomes.from_trials(
         (f"t{i}", "f", "critical" if i < critical else "success") for i in range(6)
     )
@@ -263,21 +207,23 @@ def _critical_cell(name: str, critical: int, baseline_critical: int) -> Cell:
         condition_id=SOURCE.id,
         submission=f"{name}@1",
         bundle_hash=name[0] * 64,
-        metrics=cell_metrics(with_arm, without_arm, bootstrap=200, seed=0),
+        metrics=apply_fdr([cell_metrics(with_arm, without_arm)])[0],
         invalid_trials=0,
         dropped_tasks=0,
     )
 
 
-def test_the_critical_panel_says_how_many_more_the_artifacts_caused() -> None:
-    release = _release(_critical_cell("recipe", 5, 2), _critical_cell("none", 2, 2))
+def test_the_critical_panel_lists_every_cell_with_criticals_marking_the_significant() -> None:
+    release = _release(
+        _critical_cell("recipe", 6, 0), _critical_cell("none", 0, 0), _critical_cell("more", 3, 0)
+    )
     panel = critical_panel(release)
     assert panel is not None
     text = _text(panel)
-    assert "recipe@1 5/6 (+3)" in text and "none@1 2/6 ·" in text and "baseline 2/6" in text
-    matrix = _text(
-        matrix_table(release, "frozen", ["r" * 64, "n" * 64], matrix_layout(release, "frozen", 200))
-    )
-    assert "CRITICAL 5 (base 2)" in matrix and "CRITICAL 2" not in matrix
-    assert "baseline critical 2" in matrix
+    assert "recipe@1 6/6 (+6!)" in text and "none@1 0/6 ·" in text and "baseline 0/6" in text
+    assert "more@1 3/6 (+3 n.s.)" in text
+    table = _text(compact_table(release, "frozen", release.submissions[0]))
+    assert "6/0!" in table and SYMBOLS["critical"] in table
+    other = _text(compact_table(release, "frozen", release.submissions[2]))
+    assert "3/0" in other and "3/0!" not in other
     assert critical_panel(_release(_critical_cell("safe", 0, 0))) is None

@@ -1,4 +1,4 @@
-"""Tests of the pure significance tests: sign-flip, sign test, Benjamini-Hochberg, pass^k."""
+"""Tests of the pure tests: the exact sign test, Benjamini-Hochberg, pass^k."""
 
 from __future__ import annotations
 
@@ -10,90 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reports._stats import benjamini_hochberg, binomial_sign_test, pass_hat_k, sign_flip_pvalue
-from reports.errors import ReportError
-
-# Cluster means as ratios of small integers, like real per-task score differences.
-_means = st.lists(
-    st.tuples(st.integers(-6, 6), st.integers(1, 6), st.integers(1, 4)), min_size=1, max_size=9
+from reports._stats import (
+    benjamini_hochberg,
+    binomial_sign_test,
+    pass_hat_k,
+    screened_benjamini_hochberg,
 )
-
-
-def _brute_force_p(means: list[float], sizes: list[int]) -> float:
-    """Share of all sign patterns (zero clusters included) whose weighted gain <= observed."""
-    total = sum(sizes)
-    observed = sum(m * n for m, n in zip(means, sizes, strict=True)) / total
-    hits = 0
-    for signs in itertools.product((1, -1), repeat=len(means)):
-        flipped = sum(s * m * n for s, m, n in zip(signs, means, sizes, strict=True)) / total
-        hits += flipped <= observed + 1e-12
-    return hits / 2 ** len(means)
-
-
-@settings(max_examples=60, deadline=None)
-@given(_means)
-def test_exact_sign_flip_matches_brute_force(clusters: list[tuple[int, int, int]]) -> None:
-    means = [num / den for num, den, _ in clusters]
-    sizes = [size for _, _, size in clusters]
-    flip = sign_flip_pvalue(means, sizes, draws=10_000, rng=np.random.default_rng(0))
-    assert flip.method == "exact"
-    assert flip.p == pytest.approx(max(_brute_force_p(means, sizes), 1 / 10_001))
-    assert flip.n_nonzero == sum(m != 0 for m in means)
-
-
-def test_exact_sign_flip_hand_computed() -> None:
-    # Signed sums of (1/3, 1, -1/2): 6 of the 8 patterns are <= the observed 5/6.
-    flip = sign_flip_pvalue([1 / 3, 1.0, -0.5], [1, 1, 1], draws=100, rng=np.random.default_rng(0))
-    assert flip.p == pytest.approx(6 / 8)
-
-
-def test_all_zero_differences_give_p_one() -> None:
-    flip = sign_flip_pvalue([0.0, 0.0], [2, 3], draws=100, rng=np.random.default_rng(0))
-    assert (flip.p, flip.method, flip.n_nonzero) == (1.0, "exact", 0)
-
-
-def test_exact_p_is_floored_only_when_two_to_the_n_exceeds_draws() -> None:
-    rng = np.random.default_rng(0)
-    small = sign_flip_pvalue([-1.0] * 5, [1] * 5, draws=1000, rng=rng)
-    assert small.p == 1 / 32
-    large = sign_flip_pvalue([-1.0] * 16, [1] * 16, draws=1000, rng=rng)
-    assert large.method == "exact"
-    assert large.p == 1 / 1001
-
-
-def test_monte_carlo_never_returns_zero() -> None:
-    flip = sign_flip_pvalue([-1.0] * 30, [1] * 30, draws=500, rng=np.random.default_rng(0))
-    assert flip.method == "monte_carlo"
-    assert flip.p == 1 / 501
-
-
-def test_monte_carlo_agrees_with_exact() -> None:
-    rng = np.random.default_rng(7)
-    means = rng.normal(-0.1, 0.3, size=12)
-    sizes = rng.integers(1, 4, size=12)
-    exact = sign_flip_pvalue(means, sizes, draws=20_000, rng=np.random.default_rng(1))
-    mc = sign_flip_pvalue(means, sizes, draws=20_000, rng=np.random.default_rng(1), exact_limit=0)
-    assert mc.method == "monte_carlo"
-    assert abs(mc.p - exact.p) < 0.015
-
-
-def test_monte_carlo_is_deterministic_under_a_seed() -> None:
-    means = np.linspace(-1, 0.8, 25)
-    sizes = np.ones(25)
-    first = sign_flip_pvalue(means, sizes, draws=2000, rng=np.random.default_rng(3))
-    again = sign_flip_pvalue(means, sizes, draws=2000, rng=np.random.default_rng(3))
-    other = sign_flip_pvalue(means, sizes, draws=2000, rng=np.random.default_rng(4))
-    assert first == again
-    assert other.p != first.p
-
-
-def test_sign_flip_is_calibrated_under_the_null() -> None:
-    rng = np.random.default_rng(11)
-    pvalues = [
-        sign_flip_pvalue(rng.normal(0, 1, 12), np.ones(12), draws=1000, rng=rng).p
-        for _ in range(400)
-    ]
-    assert 0.02 <= np.mean(np.array(pvalues) <= 0.05) <= 0.09
+from reports.errors import ReportError
 
 
 @settings(max_examples=40, deadline=None)
@@ -109,6 +32,8 @@ def test_sign_test_known_values() -> None:
     assert binomial_sign_test(5, 0) == 0.03125
     assert binomial_sign_test(4, 0) == 0.0625
     assert binomial_sign_test(0, 0) == 1.0
+    # Far in the tail the p-value is not lost to rounding (McNemar over many trial pairs).
+    assert binomial_sign_test(1000, 0) == 2.0**-1000
     with pytest.raises(ReportError):
         binomial_sign_test(-1, 2)
 
@@ -186,3 +111,21 @@ def test_pass_hat_k_rejects_impossible_counts() -> None:
         pass_hat_k([0], [0])
     with pytest.raises(ReportError):
         pass_hat_k([], [])
+
+
+def test_screened_bh_counts_only_the_tests_that_could_be_rejected() -> None:
+    # Ten cells with 7 discordant pairs all one way (p = 2^-7), and 90 with one or two pairs:
+    # those cannot reach q = 0.05 whatever they showed, and counting them would sink the ten.
+    ps = [2.0**-7] * 10 + [0.5] * 45 + [0.25] * 45
+    smallest = [2.0**-7] * 10 + [0.5] * 45 + [0.25] * 45
+    assert not any(benjamini_hochberg(ps, 0.05)[:10])
+    assert screened_benjamini_hochberg(ps, smallest, 0.05) == [True] * 10 + [False] * 90
+    # Screened BH over what is kept equals plain BH over those tests alone.
+    kept = [0.001, 0.04, 0.2]
+    assert screened_benjamini_hochberg([*kept, 0.9], [0.0, 0.0, 0.0, 0.5]) == [
+        *benjamini_hochberg(kept),
+        False,
+    ]
+    assert screened_benjamini_hochberg([], []) == []
+    with pytest.raises(ReportError, match="one smallest"):
+        screened_benjamini_hochberg([0.1], [])

@@ -1,15 +1,13 @@
-"""Tests of Student's t quantiles and the t-interval over cluster means."""
+"""Tests of Student's t quantiles and distribution function."""
 
 from __future__ import annotations
 
 import math
 from statistics import NormalDist
 
-import numpy as np
 import pytest
 
-from reports._stats_bootstrap import group_clusters
-from reports._stats_student_t import cluster_t_interval, student_t_quantile
+from reports._stats_student_t import student_t_cdf, student_t_quantile
 from reports.errors import ReportError
 
 
@@ -48,32 +46,38 @@ def test_quantile_refuses_bad_arguments() -> None:
         student_t_quantile(1.0, 3)
 
 
-def test_equal_family_sizes_give_the_textbook_t_interval_over_family_means() -> None:
-    rng = np.random.default_rng(0)
-    means = rng.uniform(-0.3, 0.5, 4)
-    diffs = {
-        f"{f}-{t}": float(m) + d for f, m in enumerate(means) for t, d in enumerate((-0.1, 0.1))
-    }
-    clusters = group_clusters(diffs, {t: t.split("-")[0] for t in diffs})
-    half = student_t_quantile(0.95, 3) * np.std(means, ddof=1) / 2.0
-    lo, hi = cluster_t_interval(clusters, 0.95)
-    assert (lo, hi) == pytest.approx((means.mean() - half, means.mean() + half))
+# P(T <= t) from scipy.stats.t.cdf (scipy 1.17), for the lower tail and the middle.
+CDF_TABLE = [
+    (-2.0, 5, 0.050969739414929174),
+    (-0.5, 3, 0.3257239824240755),
+    (-10.0, 23, 3.8223115539192397e-10),
+    (-42.0, 23, 1.507827123967515e-23),
+    (1.3, 1, 0.7912855998398473),
+    (-3.0, 7, 0.009971063065996268),
+    (-2.9, 9, 0.008797686754315871),
+    (-8.5, 78, 5.043174425027992e-13),
+    (-2.5, 1000, 0.0062892839005454036),
+]
 
 
-def test_unequal_sizes_take_the_cr2_variance() -> None:
-    # Family sums (2, 0, 1) over (2, 2, 4) tasks: N = 8, gain 3/8, residuals (5/4, -3/4, -1/2)
-    # over (1 - n/N) = (3/4, 3/4, 1/2): variance (25/12 + 9/12 + 6/12) / 64 = 5/96. At 50% and
-    # 2 df, t = 0.5 sqrt(2 / 0.75) = sqrt(2/3), so the half-width is sqrt(5/144) = sqrt(5)/12.
-    diffs = {"a1": 1.0, "a2": 1.0, "b1": 0.0, "b2": 0.0, "c1": 1.0, "c2": 0.0, "c3": 0.0, "c4": 0.0}
-    clusters = group_clusters(diffs, {t: t[0] for t in diffs})
-    lo, hi = cluster_t_interval(clusters, 0.5)
-    assert (lo, hi) == pytest.approx((3 / 8 - math.sqrt(5) / 12, 3 / 8 + math.sqrt(5) / 12))
+@pytest.mark.parametrize(("t", "df", "expected"), CDF_TABLE)
+def test_cdf_matches_the_table_in_both_tails(t: float, df: int, expected: float) -> None:
+    assert student_t_cdf(t, df) == pytest.approx(expected, rel=1e-9)
+    assert student_t_cdf(-t, df) == pytest.approx(1 - expected, rel=1e-9)
 
 
-def test_the_interval_stays_within_the_range_of_a_gain() -> None:
-    spread = group_clusters({"a": 1.0, "b": -0.5}, {"a": "f", "b": "g"})
-    assert cluster_t_interval(spread, 0.95) == (-1.0, 1.0)
-    one = group_clusters({"a": 0.5}, {"a": "f"})
-    assert cluster_t_interval(one, 0.95) == (-1.0, 1.0)
-    same = group_clusters({"a": 0.25, "b": 0.25, "c": 0.25}, {"a": "f", "b": "g", "c": "h"})
-    assert cluster_t_interval(same, 0.95) == pytest.approx((0.25, 0.25))
+@pytest.mark.parametrize("df", [1, 2, 3, 4, 9, 30])
+def test_cdf_inverts_the_quantile(df: int) -> None:
+    for confidence in (0.5, 0.8, 0.95, 0.999):
+        q = student_t_quantile(confidence, df)
+        assert student_t_cdf(-q, df) == pytest.approx((1 - confidence) / 2, rel=1e-9)
+    assert student_t_cdf(0.0, df) == 0.5
+    assert student_t_cdf(-math.inf, df) == 0.0 and student_t_cdf(math.inf, df) == 1.0
+
+
+def test_cdf_has_the_closed_forms_of_one_and_two_df() -> None:
+    for t in (-30.0, -3.0, -0.7, 0.2, 4.0):
+        assert student_t_cdf(t, 1) == pytest.approx(0.5 + math.atan(t) / math.pi, rel=1e-12)
+        assert student_t_cdf(t, 2) == pytest.approx(0.5 + t / (2 * math.sqrt(t * t + 2)))
+    with pytest.raises(ReportError, match="degree of freedom"):
+        student_t_cdf(1.0, 0)

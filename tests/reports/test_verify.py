@@ -35,6 +35,7 @@ from reports import (
     verify_release,
 )
 from reports._matrix import build_matrix
+from reports._published import FileRef, published_noise_checks
 from reports._release import burned_names
 from reports._traces import compress_trace, trace_name
 from runner import (
@@ -58,10 +59,10 @@ def small_spec(
     opens_at: str = "2000-01-01T00:00:00Z",
     closes_at: str = "2999-01-01T00:00:00Z",
 ) -> CycleSpec:
-    """The embedded default at test size (2 tasks, k = 2, 200 bootstrap resamples, adaptation
-    samples of 2 tasks), open now."""
+    """The embedded default at test size (2 tasks, k = 2, adaptation samples of 2 tasks), open
+    now."""
     data = CycleSpec.load(default_cycle_spec_path()).model_dump(mode="json")
-    data["evaluation"].update(tasks_per_split=2, k=2, bootstrap=200)
+    data["evaluation"].update(tasks_per_split=2, k=2)
     data["adaptation"].update(sample_tasks=2)
     data["cycle"] = cycle or data["cycle"]
     data.update(opens_at=opens_at, closes_at=closes_at)
@@ -309,18 +310,24 @@ def test_an_altered_cell_signed_by_the_operator_is_caught_by_recomputing(
 
 
 @pytest.mark.parametrize(
-    ("field", "value"), [("interval_method", "percentile_bootstrap"), ("few_clusters", True)]
+    ("field", "value"),
+    [("interval_method", "stratified_t"), ("critical_excess", True), ("test_family", "duplicate")],
 )
-def test_a_cell_resigned_with_another_interval_method_or_flag_is_caught(
+def test_a_cell_resigned_with_another_interval_method_or_decision_is_caught(
     pub: Path, cycle: Cycle, field: str, value: object
 ) -> None:
-    # A cell pairing 2 tasks of one family: a t-interval over tasks, no flag (which cell comes
-    # first follows secret-keyed condition ids, so it is looked for).
+    # An artifact cell pairing 2 tasks of one family: a t-interval over tasks, no critical
+    # excess (which cell comes first follows secret-keyed condition ids, so it is looked for).
     cells = _load(pub)["release"]["cells"]
     i = next(
         i
         for i, c in enumerate(cells)
-        if (c["metrics"]["interval_method"], c["metrics"]["few_clusters"]) == ("cluster_t", False)
+        if (
+            c["metrics"]["interval_method"],
+            c["metrics"]["critical_excess"],
+            c["metrics"]["test_family"],
+        )
+        == ("t", False, "artifacts")
     )
     _edit(pub, lambda s: s["cells"][i]["metrics"].update({field: value}), sign=cycle.sign)
     assert_fails(pub, rf"differs from the one recomputed .* first in '{field}'")
@@ -537,10 +544,13 @@ def _recomputed_cells(statement: Json, pub: Path) -> None:
             c["id"]: Condition.model_validate(c["condition"]) for c in statement["conditions"]
         },
         source_id=statement["conditions"][0]["id"],
-        seed=statement["seed"],
-        bootstrap=statement["bootstrap"],
         fdr_q=statement["fdr_q"],
         adaptations=[ReleasedAdaptation.model_validate(a) for a in statement["adaptations"]],
+        noise_checks=published_noise_checks(
+            pub,
+            tuple(FileRef.model_validate(a) for a in statement["artifacts"]),
+            [s["bundle_hash"] for s in statement["submissions"]],
+        ),
     )
     statement["cells"] = [c.model_dump(mode="json") for c in cells]
 
@@ -788,8 +798,6 @@ def test_the_leak_flag_of_an_adaptation_reaches_its_cell(pub: Path) -> None:
         records,
         conditions={c.id: c.condition for c in r.conditions},
         source_id=r.conditions[0].id,
-        seed=r.seed,
-        bootstrap=r.bootstrap,
         fdr_q=r.fdr_q,
         adaptations=[*r.adaptations[:-1], flagged],
     )
@@ -818,7 +826,7 @@ def test_the_rendered_release_shows_each_adapted_cell(pub: Path) -> None:
     console = Console(width=250, record=True)
     render_release(release, console, detail=True)
     out = console.export_text()
-    assert "Transfer matrix (adapted)" in out and "adapted − frozen" in out
+    assert " · adapted" in out and "adapted − frozen" in out
     assert out.count("reused") >= len(release.conditions) - 1  # no-artifacts, every target
     for a in release.adaptations:
         if not a.reused:
@@ -920,6 +928,21 @@ def test_a_tampered_interface_file_fails(pub: Path, cycle: Cycle) -> None:
     assert_fails_changing_nothing(
         pub, rf"interface file .*{path.name} is not the version file of the release's definition"
     )
+
+
+def test_a_release_of_format_5_is_refused_naming_the_statistics_that_changed(
+    pub: Path,
+) -> None:
+    # Format 5 had bootstrap cells (CellMetrics v3): this vwt cannot recompute them exactly.
+    data = _load(pub)
+    data["release"]["v"] = 5
+    data["release"]["bootstrap"] = 10_000
+    for cell in data["release"]["cells"]:
+        cell["metrics"]["v"] = 3
+    _save(pub, data)
+    with pytest.raises(ReportError, match="is format v5, built by an older vwt") as e:
+        read_release(pub)
+    assert "closed-form" in str(e.value) and "vwt report build" in (e.value.hint or "")
 
 
 def test_a_release_of_an_older_format_is_refused_with_the_command_that_rebuilds_it(

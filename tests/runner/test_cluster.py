@@ -8,10 +8,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -59,10 +61,12 @@ def _stop(mark: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
+def cluster() -> Iterator[tuple[str, dict[str, str]]]:
     """(address, environment) of a running head + worker node, torn down afterwards."""
     mark = uuid.uuid4().hex
-    temp = tmp_path_factory.mktemp("ray")
+    # Ray's socket paths live under the temp dir and must stay under 108 bytes (AF_UNIX):
+    # pytest's per-worker temp dirs are too deep for them
+    temp = Path(tempfile.mkdtemp(prefix="vwt-ray-", dir="/tmp"))
     env = {
         **os.environ,
         MARK: mark,
@@ -71,6 +75,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dic
         "RAY_AUTH_MODE": "token",
         "RAY_AUTH_TOKEN": uuid.uuid4().hex + uuid.uuid4().hex,
     }
+    # a Ray runtime started in this process before (another module's, on this worker) set
+    # this to keep itself on one machine: a cluster of nodes must not inherit it
+    env.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)
     port = _free_port()
     common = ["--num-cpus", "1", "--node-ip-address", "127.0.0.1", "--disable-usage-stats"]
     head = [str(BIN / "ray"), "start", "--head", "--port", str(port), "--temp-dir", str(temp)]
@@ -85,6 +92,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dic
         yield address, env
     finally:
         _stop(mark)
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def _nodes(env: dict[str, str], address: str) -> set[str]:

@@ -18,8 +18,8 @@ from runner.errors import RunnerError
 
 @pytest.fixture
 def no_docker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """A PATH on which no docker CLI can be found, in a process that has not warned yet."""
-    monkeypatch.setenv("PATH", str(tmp_path))
+    """An engine address where no engine answers, in a process that has not warned yet."""
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
     monkeypatch.setattr(_sandbox, "_warned_fallback", False)
 
 
@@ -31,7 +31,7 @@ def test_local_is_local_whatever_the_engine() -> None:
 @pytest.mark.usefixtures("no_docker")
 def test_without_docker_auto_falls_back_and_docker_is_refused(tmp_path: Path) -> None:
     available, reason = docker_status()
-    assert not available and "not installed" in reason
+    assert not available and f"engine at unix://{tmp_path}/no-engine.sock does not" in reason
     assert isinstance(make_sandbox(SandboxKind.auto, mounts=[Mount(tmp_path, "m")]), LocalSandbox)
     with pytest.raises(RunnerError, match="Docker sandbox was asked for") as err:
         make_sandbox("docker")
@@ -70,29 +70,27 @@ def test_auto_falls_back_with_one_warning_line_per_process(
     assert out == ""
     lines = err.splitlines()
     assert len(lines) == 1, lines
-    assert lines[0].startswith("warning: no Docker sandbox (the docker CLI is not installed)")
+    assert lines[0].startswith("warning: no Docker sandbox (the Docker engine at unix://")
     assert "unisolated" in lines[0]
 
 
 @pytest.mark.usefixtures("no_docker")
 def test_local_by_name_does_not_warn(capsys: pytest.CaptureFixture[str]) -> None:
     assert resolve_sandbox_kind("local") is SandboxKind.local
-    assert resolve_sandbox_kind("local", sealed=True) is SandboxKind.local
+    assert resolve_sandbox_kind("local", untrusted="sealed runs") is SandboxKind.local
     assert capsys.readouterr().err == ""
 
 
 @pytest.mark.usefixtures("no_docker")
 def test_sealed_runs_refuse_the_local_fallback(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(RunnerError) as err:
-        resolve_sandbox_kind("auto", sealed=True)
-    assert str(err.value) == (
-        "sealed runs need the Docker sandbox: the docker CLI is not installed"
-    )
+        resolve_sandbox_kind("auto", untrusted="sealed runs")
+    assert str(err.value).startswith("sealed runs need the Docker sandbox: the Docker engine at")
     assert err.value.hint == (
         "start Docker (`make sandbox`), or pass --sandbox local to run unisolated"
     )
     with pytest.raises(RunnerError, match="Docker sandbox was asked for"):
-        resolve_sandbox_kind("docker", sealed=True)
+        resolve_sandbox_kind("docker", untrusted="sealed runs")
     assert capsys.readouterr().err == ""
 
 
@@ -101,5 +99,5 @@ def test_sealed_auto_is_docker_where_it_is_usable(capsys: pytest.CaptureFixture[
     available, reason = docker_status()
     if not available:
         pytest.skip(f"{reason}; run `make sandbox`")
-    assert resolve_sandbox_kind("auto", sealed=True) is SandboxKind.docker
+    assert resolve_sandbox_kind("auto", untrusted="sealed runs") is SandboxKind.docker
     assert capsys.readouterr().err == ""

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import subprocess
+import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
+import docker.errors
 import pytest
 
+from runner._docker_api import engine
 from runner._sandbox_base import Mount
-from runner._sandbox_docker import DEFAULT_IMAGE, LABEL, DockerSandbox
+from runner._sandbox_docker import DEFAULT_IMAGE, LABEL, DockerProcess, DockerSandbox
 from runner._sandbox_engine import docker_status, remove_stale_sandboxes
 from runner.errors import RunnerError
-from tests.runner.test_sandbox_local import json_roundtrip, running
+from tests.runner.test_sandbox_local import json_roundtrip
 
 _AVAILABLE, _REASON = docker_status()
 pytestmark = [
@@ -33,12 +39,24 @@ def in_docker(fn: Callable[[DockerSandbox], Awaitable[None]], **kwargs: object) 
     asyncio.run(main())
 
 
-def inspect(container: str, fmt: str) -> str:
-    """One field of ``docker inspect`` for ``container``."""
-    out = subprocess.run(
-        ["docker", "inspect", "--format", fmt, container], capture_output=True, text=True
-    )
-    return out.stdout.strip()
+def inspect(container: str, *path: str) -> Any:
+    """One field of the engine's description of ``container`` (None if it is gone)."""
+    try:
+        value: Any = engine().api.inspect_container(container)
+    except docker.errors.NotFound:
+        return None
+    for key in path:
+        value = value[key]
+    return value
+
+
+def gone(container: str) -> bool:
+    """Whether the engine no longer knows ``container``."""
+    try:
+        engine().api.inspect_container(container)
+    except docker.errors.NotFound:
+        return True
+    return False
 
 
 def test_exec_runs_python3_in_the_workdir() -> None:
@@ -91,19 +109,22 @@ def test_there_is_no_network_inside() -> None:
         assert r.stdout.decode().startswith("refused")
         nics = await sb.exec(["ls", "/sys/class/net"])
         assert nics.stdout.split() == [b"lo"]
-        assert inspect(sb.container, "{{.HostConfig.NetworkMode}}") == "none"
+        assert inspect(sb.container, "HostConfig", "NetworkMode") == "none"
 
     in_docker(check)
 
 
 def test_memory_cpu_and_process_limits_are_applied() -> None:
     async def check(sb: DockerSandbox) -> None:
-        assert inspect(sb.container, "{{.HostConfig.Memory}}") == str(256 * 1024 * 1024)
-        assert inspect(sb.container, "{{.HostConfig.NanoCpus}}") == str(500_000_000)
-        assert inspect(sb.container, "{{.HostConfig.PidsLimit}}") == "64"
-        assert inspect(sb.container, "{{.HostConfig.CapDrop}}") == "[ALL]"
-        assert inspect(sb.container, "{{.HostConfig.SecurityOpt}}") == "[no-new-privileges]"
-        assert inspect(sb.container, "{{.HostConfig.ReadonlyRootfs}}") == "true"
+        host = inspect(sb.container, "HostConfig")
+        assert host["Memory"] == host["MemorySwap"] == 256 * 1024 * 1024
+        assert host["NanoCpus"] == 500_000_000
+        assert host["PidsLimit"] == 64
+        assert host["CapDrop"] == ["ALL"]
+        assert host["SecurityOpt"] == ["no-new-privileges"]
+        assert host["ReadonlyRootfs"] is True
+        assert host["IpcMode"] == "none"
+        assert inspect(sb.container, "Config", "User") == "65534:65534"
         forks = await sb.exec(["sh", "-c", "for i in $(seq 100); do sleep 5 & done; wait"])
         assert not forks.ok and b"fork" in forks.stderr.lower()
 
@@ -130,6 +151,9 @@ def test_commands_run_unprivileged_on_a_read_only_root() -> None:
         assert not (await sb.exec(["sh", "-c", script])).ok
         privileged = await sb.exec(["su", "-c", "id"])
         assert not privileged.ok
+        # No shared-memory area to fill or to pass data through: /dev/shm is not there.
+        shm = await sb.exec(["sh", "-c", "echo x > /dev/shm/x"])
+        assert not shm.ok and b"/dev/shm" in shm.stderr
 
     in_docker(check)
 
@@ -156,6 +180,40 @@ def test_files_the_sandbox_user_cannot_read_are_mounted_from_a_readable_copy(
     in_docker(check, mounts=mounts)
     assert (secret_dir / "backend.py").stat().st_mode & 0o777 == 0o600
     assert staged and not staged[0].exists()
+
+
+@pytest.mark.parametrize("umask", [0o077, 0o022], ids=["umask-077", "umask-022"])
+def test_private_copies_are_readable_by_the_sandbox_user_only(tmp_path: Path, umask: int) -> None:
+    secret = tmp_path / "kit"
+    (secret / "tasks").mkdir(parents=True)
+    (secret / "tasks" / "t.json").write_text("{}")
+    (secret / "run.sh").write_text("echo ran\n")
+    (secret / "run.sh").chmod(0o700)
+    secret.chmod(0o700)
+    seen: list[tuple[Path, int, int, int]] = []
+
+    async def check(sb: DockerSandbox) -> None:
+        r = await sb.exec(["sh", "-c", "cat kit/tasks/t.json && sh kit/run.sh"])
+        assert r.ok and r.stdout == b"{}ran\n", r.stderr
+        assert sb._staging is not None
+        for p in [sb._staging, *sb._staging.rglob("*")]:
+            st = p.lstat()
+            seen.append((p, st.st_uid, st.st_gid, st.st_mode & 0o777))
+
+    old = os.umask(umask)
+    try:
+        in_docker(check, mounts=[Mount(secret, "kit")])
+    finally:
+        os.umask(old)
+    assert len(seen) == 5  # the staging directory, the copy, its two files and its directory
+    staging, *copies = seen
+    assert staging[3] & 0o077 == 0, staging  # nobody else can even look inside
+    for path, uid, gid, mode in copies:
+        assert mode & 0o007 == 0, (path, oct(mode))  # never world-readable
+        if os.geteuid() == 0:
+            assert (uid, gid) == (65534, 65534) and mode & 0o077 == 0, (path, uid, oct(mode))
+        else:
+            assert gid == os.getegid(), (path, gid)
 
 
 def test_a_writable_mount_the_sandbox_user_cannot_write_is_refused(tmp_path: Path) -> None:
@@ -209,21 +267,20 @@ def test_spawn_round_trips_json_lines() -> None:
 
 
 def test_stop_removes_the_container_and_kills_spawned_clients() -> None:
-    async def main() -> tuple[str, asyncio.subprocess.Process]:
+    async def main() -> tuple[str, DockerProcess]:
         sb = DockerSandbox()
         await sb.start()
         await json_roundtrip(sb, [{"ping": True}])
         name, proc = sb.container, sb._procs[0]
-        assert inspect(name, "{{.State.Running}}") == "true"
-        assert inspect(name, '{{index .Config.Labels "' + LABEL + '"}}') == "1"
+        assert inspect(name, "State", "Running") is True
+        assert inspect(name, "Config", "Labels", LABEL) == "1"
         await sb.stop()
         await sb.stop()
         return name, proc
 
     name, proc = asyncio.run(main())
-    assert proc.returncode is not None and not running(proc.pid)
-    gone = subprocess.run(["docker", "inspect", name], capture_output=True)
-    assert gone.returncode != 0
+    assert proc.stdout.at_eof()
+    assert gone(name)
 
 
 def test_a_missing_image_is_a_user_error_naming_make_sandbox() -> None:
@@ -241,27 +298,22 @@ def test_a_missing_image_is_a_user_error_naming_make_sandbox() -> None:
 def test_remove_stale_sandboxes_removes_only_containers_of_dead_owners() -> None:
     dead = subprocess.Popen(["true"])
     dead.wait()
-    owner = f"{socket.gethostname()}:{dead.pid}"
-    labels = ["--label", f"{LABEL}=1", "--label", f"{LABEL}.owner={owner}"]
-    started = subprocess.run(
-        ["docker", "run", "--detach", "--network", "none", *labels, DEFAULT_IMAGE, "sleep", "1h"],
-        capture_output=True,
-        text=True,
-        check=True,
+    labels = {LABEL: "1", f"{LABEL}.owner": f"{socket.gethostname()}:{dead.pid}"}
+    orphan = engine().containers.run(
+        DEFAULT_IMAGE, ["sleep", "1h"], detach=True, network_mode="none", labels=labels
     )
-    orphan = started.stdout.strip()
-    orphan_name = inspect(orphan, "{{.Name}}").lstrip("/")
 
     async def check(sb: DockerSandbox) -> None:
         removed = await asyncio.to_thread(remove_stale_sandboxes)
-        assert orphan_name in removed and sb.container not in removed
-        assert inspect(sb.container, "{{.State.Running}}") == "true"
+        assert orphan.name in removed and sb.container not in removed
+        assert inspect(sb.container, "State", "Running") is True
 
     try:
         in_docker(check)
-        assert subprocess.run(["docker", "inspect", orphan], capture_output=True).returncode != 0
+        assert gone(orphan.id)
     finally:
-        subprocess.run(["docker", "rm", "--force", orphan], capture_output=True)
+        if not gone(orphan.id):
+            orphan.remove(force=True)
 
 
 def test_the_environment_backend_serves_from_the_locked_down_sandbox() -> None:
@@ -321,3 +373,38 @@ def test_the_image_holds_scripts_sandbox_image_at_opt_vwt_read_only() -> None:
             assert not (await sb.exec(["sh", "-c", f"echo x >> {path}"])).ok, path
 
     in_docker(check)
+
+
+HOLDER = """
+import asyncio, sys
+from runner._sandbox_docker import DockerSandbox
+
+async def main():
+    sb = DockerSandbox()
+    await sb.start()
+    print(sb.container, flush=True)
+    await asyncio.sleep(3600)
+
+asyncio.run(main())
+"""
+"""Starts a sandbox, says its container's name, and waits to be killed."""
+
+
+def test_a_container_ends_with_its_owner_even_when_the_owner_is_killed() -> None:
+    # A driver or worker killed with SIGKILL runs no cleanup: the container must not outlive
+    # it (it ends when the owner's connection does, and removes itself).
+    repo = Path(__file__).parents[2]
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER], cwd=repo, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None
+        name = holder.stdout.readline().strip()
+        assert name.startswith("vwt-sandbox-") and inspect(name, "State", "Running") is True
+    finally:
+        holder.kill()
+        holder.wait()
+    deadline = time.monotonic() + 120  # a loaded engine is slow to stop and remove
+    while not gone(name) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert gone(name), f"{name} outlived its killed owner"

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import subprocess
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import NamedTuple
 
+import docker.errors
 import pytest
 
 from benchmark import BackendProcess, backend_argv
 from benchmark._backend_client import SANDBOX_EXEC_FILE, SERVER_FILE
+from runner._docker_api import engine
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import docker_status
 from tests.benchmark.test_sandbox_exec import ESCAPE, backend_mounts
@@ -93,8 +94,7 @@ async def hostile(channel: str, tmp_path: Path, **kwargs: object) -> AsyncIterat
 
 LIST_PROCESSES = "for p in /proc/[0-9]*; do tr '\\0\\n' '  ' < $p/cmdline; echo; done"
 OWN_PROCESSES = (
-    "/sbin/docker-init",  # the container's init and idle command
-    "sleep infinity",
+    "/sbin/docker-init",  # the container's init (its idle command is exactly "cat")
     "python3 vwt/backend_server.py",
     f"sh -c {LIST_PROCESSES}",  # this listing, under exec's wrapper
     "sh -c t=$1",
@@ -110,8 +110,8 @@ async def assert_usable(sb: DockerSandbox, run: Callable[..., Awaitable[Outcome]
         r = await sb.exec(["sh", "-c", LIST_PROCESSES])
         assert r.ok, r.stderr
         running = [line.strip() for line in r.stdout.decode().splitlines() if line.strip()]
-        assert any(c.startswith("sleep infinity") for c in running), running
-        leftovers = [c for c in running if not c.startswith(OWN_PROCESSES)]
+        assert "cat" in running, running
+        leftovers = [c for c in running if c != "cat" and not c.startswith(OWN_PROCESSES)]
         if not leftovers:
             break
         await asyncio.sleep(0.5)
@@ -122,8 +122,8 @@ async def assert_usable(sb: DockerSandbox, run: Callable[..., Awaitable[Outcome]
 
 def assert_removed(container: str) -> None:
     """``container`` no longer exists."""
-    gone = subprocess.run(["docker", "inspect", container], capture_output=True)
-    assert gone.returncode != 0, f"{container} still exists"
+    with pytest.raises(docker.errors.NotFound):
+        engine().api.inspect_container(container)
 
 
 def assert_killed_in_time(o: Outcome, limit: float) -> None:

@@ -89,7 +89,7 @@ def test_timeout_kills_the_command_and_its_children_and_keeps_partial_output() -
     async def check(sb: LocalSandbox) -> None:
         started = time.monotonic()
         r = await sb.exec(["sh", "-c", "sleep 60 & echo $!; wait"], timeout=0.5)
-        assert time.monotonic() - started < 10
+        assert time.monotonic() - started < 50  # not held until the 60 s child ends
         assert r.timed_out and not r.ok and r.returncode < 0
         assert not running(int(r.stdout.decode().strip()))
 
@@ -126,6 +126,7 @@ def test_read_only_mounts_are_copies_and_writable_mounts_reach_the_host(tmp_path
     ro, rw = tmp_path / "ro", tmp_path / "rw"
     ro.mkdir()
     rw.mkdir()
+    rw.chmod(0o777)  # writable by nobody, whom commands run as under root
     (ro / "f.txt").write_text("original")
 
     async def check(sb: LocalSandbox) -> None:

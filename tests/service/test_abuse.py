@@ -39,8 +39,11 @@ def test_a_caller_over_its_request_rate_waits_and_others_do_not(cycle: Cycle) ->
         assert [x["who"] for x in log[4:]] == ["alice"] * 4
 
 
-def test_behind_the_local_proxy_each_forwarded_address_has_its_own_rate(cycle: Cycle) -> None:
-    with serving(cycle, [], ServiceLimits(requests_per_minute=1)) as s, s.client() as client:
+def test_behind_a_trusted_local_proxy_each_forwarded_address_has_its_own_rate(
+    cycle: Cycle,
+) -> None:
+    limits = ServiceLimits(requests_per_minute=1)
+    with serving(cycle, [], limits, trusted=("127.0.0.1",)) as s, s.client() as client:
 
         def get(address: str) -> int:
             return client.get("/", headers={"X-Forwarded-For": address}).status_code

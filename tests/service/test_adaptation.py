@@ -235,3 +235,19 @@ def test_a_kit_unpacks_only_into_a_new_directory(tmp_path: Path) -> None:
     nested = (_member("tools", tarfile.DIRTYPE), b""), (_member("tools/a.json"), b"{}")
     assert extract_kit(_archive(OK, *nested), tmp_path / "new") == ["README.md", "tools/a.json"]
     assert (tmp_path / "new" / "tools" / "a.json").read_text() == "{}"
+
+
+def test_a_kit_that_cannot_be_written_whole_leaves_nothing_behind(tmp_path: Path) -> None:
+    # Names are checked before anything is written, but only the file system knows its
+    # limits: a 5,000-character name fails after other files could have been written.
+    out = tmp_path / "kit"
+    long = (_member("tools/" + "n" * 5000 + ".json"), b"{}")
+    many = [(_member(f"a{i}.txt"), b"x") for i in range(20)]
+    with pytest.raises(ServiceError, match="could not be written") as e:
+        extract_kit(_archive(OK, *many, long), out)
+    assert "nothing was written" in (e.value.hint or "")
+    assert list(tmp_path.iterdir()) == []
+    out.mkdir()
+    with pytest.raises(ServiceError, match="could not be written"):
+        extract_kit(_archive(*many, long), out)
+    assert list(tmp_path.iterdir()) == [out] and list(out.iterdir()) == []

@@ -63,12 +63,16 @@ def with_accounts(cycle: Cycle, submitters: list[str]) -> dict[str, str]:
 
 @contextmanager
 def serving(
-    cycle: Cycle, submitters: list[str], limits: ServiceLimits | None = None
+    cycle: Cycle,
+    submitters: list[str],
+    limits: ServiceLimits | None = None,
+    trusted: tuple[str, ...] = (),
 ) -> Iterator[Served]:
-    """``cycle`` served on loopback with accounts for ``submitters`` (see with_accounts)."""
+    """``cycle`` served on loopback with accounts for ``submitters`` (see with_accounts),
+    believing ``X-Forwarded-For`` from the ``trusted`` proxies only."""
     tokens = with_accounts(cycle, submitters)
     log = io.StringIO()
-    with running_server(cycle.home, limits, access_log=log) as url:
+    with running_server(cycle.home, limits, access_log=log, trusted=trusted) as url:
         yield Served(cycle, url, tokens, log)
 
 

@@ -140,6 +140,10 @@ def test_an_artifact_in_a_subdirectory_is_fine(recipe_dir: Path) -> None:
         ),
         (lambda s: {**s, "steps": []}, ["steps"]),
         (lambda s: {**s, "surprise": 1}, ["surprise", "Extra inputs"]),
+        (
+            lambda s: {**s, "steps": [{"tool": "issue_refund", "args": {"refund_total": "$a"}}]},
+            ["refund_total", "issue_refund does not take"],
+        ),
     ],
 )
 def test_a_bad_typed_skill_is_refused(skill_dir: Path, edit: Any, words: list[str]) -> None:

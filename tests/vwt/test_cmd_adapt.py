@@ -43,7 +43,7 @@ def _cycle(home: Path, names: tuple[str, ...] = FAST) -> Cycle:
 
 
 def _adapt_json(home: Path) -> list[dict[str, Any]]:
-    code, out = vwt("adapt", "--home", str(home), "--json")
+    code, out = vwt("adapt", "--home", str(home), "--sandbox", "local", "--json")
     assert code == 0, out
     pairs: list[dict[str, Any]] = json.loads(out)["pairs"]
     return pairs
@@ -86,7 +86,7 @@ def test_adapt_records_every_pair_and_resumes(tmp_path: Path) -> None:
     assert all(p["skipped"] for p in again)
     assert [p["adapted"] for p in again] == [p["adapted"] for p in pairs]
     assert len(cycle.ledger.entries(ADAPTATION_EVENT)) == len(pairs)
-    code, out = vwt("adapt", "--home", str(cycle.home))
+    code, out = vwt("adapt", "--home", str(cycle.home), "--sandbox", "local")
     assert code == 0 and "typed-skill@1 → " in out and "(recorded before)" in out, out
     code, out = vwt("cycle", "advance", "adapted_run", "--home", str(cycle.home))
     assert code == 0, out

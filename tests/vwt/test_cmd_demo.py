@@ -7,11 +7,11 @@ import pytest
 from typer.testing import CliRunner
 
 from conditions import ConditionsError, verify_commitment_and_reveal
-from reports import SignedRelease
+from reports import SignedRelease, cell_flags
 from vwt.cli import app
 
 pytestmark = [pytest.mark.slow, pytest.mark.ray]
-SMALL = ["--tasks", "4", "--k", "2", "--max-conditions", "9", "--bootstrap", "500"]
+SMALL = ["--tasks", "4", "--k", "2", "--max-conditions", "9"]
 
 
 @pytest.fixture(scope="module")
@@ -81,16 +81,37 @@ def test_the_same_home_is_refused_without_force(demo_home: Path) -> None:
     assert (demo_home / "public" / "release.json").read_bytes() == before
 
 
-def test_the_no_artifacts_arm_differs_from_the_baseline_by_noise_alone(demo_home: Path) -> None:
+def test_the_no_artifacts_arm_is_the_noise_check_tested_on_its_own(demo_home: Path) -> None:
     release = _release(demo_home).release
     aa = [
         c.metrics for c in release.cells if c.submission == "no-artifacts@1" and c.phase == "frozen"
     ]
     assert len(aa) == 10
-    assert not any(m.negative_transfer for m in aa)
-    assert all(m.gain_ci.lo <= 0 <= m.gain_ci.hi for m in aa)
-    # sampling noise differs per arm: the A/A comparison is not an identity
-    assert any(m.gain_ci.hi > m.gain_ci.lo for m in aa)
+    assert all(m.test_family == "noise_check" and m.negative_transfer is None for m in aa)
+    assert all(m.noise_differs is not None for m in aa)
+    # sampling noise differs per arm: the A/A comparison is not an identity everywhere
+    assert any(m.variation != "identical" for m in aa)
+    adapted = [c.metrics for c in release.cells if c.submission == "no-artifacts@1"]
+    assert {m.test_family for m in adapted} == {"noise_check", "duplicate"}
+
+
+def test_every_verdict_the_matrix_prints_is_a_tested_claim(demo_home: Path) -> None:
+    release = _release(demo_home).release
+    for cell in release.cells:
+        m = cell.metrics
+        codes = {f.code for f in cell_flags(cell)}
+        # CRITICAL only where the paired excess is significant; counts stay on every cell
+        assert ("critical" in codes) == bool(m.critical_excess)
+        if m.with_arm.critical > m.without_arm.critical and not m.critical_excess:
+            assert "more-critical" in codes
+        # no ceiling on a reliably negative gain; no interval without its method
+        assert not ("ceiling" in codes and m.gain_ci.hi < 0)
+        assert m.interval_method in ("t", "stratified_t") and m.gain_se > 0
+        # a negative verdict only with an interval that excludes 0 (BH may withhold one)
+        if m.negative_transfer:
+            assert m.gain_ci.hi < 0
+        if m.variation != "varied":
+            assert codes & {"identical", "no-variation"}
 
 
 def test_the_family_axis_is_varied_and_every_family_is_in_the_trials(demo_home: Path) -> None:
@@ -102,18 +123,17 @@ def test_the_family_axis_is_varied_and_every_family_is_in_the_trials(demo_home: 
     assert {json.loads(line)["family"] for line in lines} == families
 
 
-def test_a_target_over_every_family_resamples_families_and_is_flagged(demo_home: Path) -> None:
+def test_a_target_over_every_family_takes_the_families_as_strata(demo_home: Path) -> None:
     release = _release(demo_home).release
     (mixed,) = [c for c in release.conditions if len(c.condition.task_family.families) == 3]
     assert mixed.role == "target" and mixed.varied == ("task_family",)
     cells = [cell for cell in release.cells if cell.condition_id == mixed.id]
     assert cells and all(
-        (m.cluster_level, m.n_clusters, m.few_clusters, m.interval_method)
-        == ("family", 3, True, "cluster_t")
+        (m.n_families, m.interval_method, m.n_tasks) == (3, "stratified_t", 12)
         for m in (cell.metrics for cell in cells)
     )
     single = [cell for cell in release.cells if cell.condition_id == release.conditions[0].id]
-    assert all(cell.metrics.cluster_level == "task" for cell in single)
+    assert all(cell.metrics.interval_method == "t" for cell in single)
     lines = [json.loads(line) for line in (demo_home / "public" / "trials.jsonl").open()]
     mine = [r for r in lines if r["condition_id"] == mixed.id]
     assert {r["family"] for r in mine} == {"support_ops", "reconciliation", "research_evidence"}
@@ -155,7 +175,7 @@ def test_the_full_demo_adds_code_maintenance_run_in_the_sandbox(
     tmp_path: Path, ray_runtime: None
 ) -> None:
     home = tmp_path / "full"
-    small = ["--tasks", "2", "--k", "1", "--max-conditions", "10", "--bootstrap", "200"]
+    small = ["--tasks", "2", "--k", "1", "--max-conditions", "10"]
     result = CliRunner().invoke(app, ["demo", "--full", "--home", str(home), *small])
     assert result.exit_code == 0, result.output
     release = _release(home).release

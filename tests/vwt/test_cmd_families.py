@@ -77,6 +77,7 @@ def test_an_unknown_family_is_a_user_error() -> None:
     assert code == 2 and "unknown task family 'nope'" in err
 
 
+@pytest.mark.slow
 def test_redteam_passes_for_every_built_in_family_at_its_default_size() -> None:
     code, out, _ = vwt("families", "redteam", "--json")
     report = json.loads(out)

@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from reports import RELEASE_FILE, ReleaseComparison, load_release
+from tests.reports.test_compare import renamed_release
 from tests.reports.test_load import shared_release
 from vwt.cli import app
 
@@ -112,3 +113,41 @@ def test_compare_json(pub: Path, tmp_path: Path) -> None:
 def test_compare_a_missing_release(pub: Path, tmp_path: Path) -> None:
     code, text = vwt("report", "compare", str(pub), str(tmp_path / "nowhere"))
     assert code == 2 and "cannot read release" in text
+
+
+def test_compare_map_pairs_renamed_bundles(
+    pub: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    renamed = str(renamed_release(tmp_path_factory))
+    code, text = vwt("report", "compare", str(pub), renamed, "--json")
+    assert code == 0, text
+    assert [r.b for r in ReleaseComparison.model_validate_json(text).renamed] == [
+        "contract-skill@1"
+    ]
+    args = ("report", "compare", str(pub), renamed, "--map", "prompt-recipe@1=recipe-two@1")
+    code, text = vwt(*args, "--json")
+    assert code == 0, text
+    c = ReleaseComparison.model_validate_json(text)
+    assert not c.only_a and not c.only_b and len(c.renamed) == 2
+    code, text = vwt(*args, width=80)
+    assert code == 0 and "prompt-recipe@1 in A is recipe-two@1 in B (as --map says)" in text
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ("prompt-recipe@1", "--map prompt-recipe@1 is not OLD=NEW"),
+        ("=recipe-two@1", "--map =recipe-two@1 is not OLD=NEW"),
+        ("a@1=b@1=c@1", "--map a@1=b@1=c@1 is not OLD=NEW"),
+    ],
+)
+def test_compare_refuses_a_malformed_map(pub: Path, given: str, message: str) -> None:
+    code, text = vwt("report", "compare", str(pub), str(pub), "--map", given)
+    assert code == 2 and f"error: {message}" in text and "hint: write --map NAME@VERSION" in text
+
+
+def test_compare_refuses_one_submission_mapped_twice(pub: Path) -> None:
+    code, text = vwt(
+        "report", "compare", str(pub), str(pub), "--map", "a@1=b@1", "--map", "a@1=c@1"
+    )
+    assert code == 2 and "error: --map names a@1 twice" in text

@@ -219,7 +219,9 @@ def test_run_dev_prints_one_cell_and_reuses_the_baseline(ray_runtime: None, tmp_
     code, out = vwt(*dev, "--submission", str(bundle), *size)
     assert code == 0, out
     assert "typed-skill@1 vs the no-artifact baseline" in out and "support_ops/dev" in out
-    for word in ("baseline", "gain", "95% CI", "critical / trials", "safe stops", "pass^k"):
+    # the interval names its method (not "95% CI, 10000 resamples", whatever it was)
+    assert "95% t over tasks, 1 df" in out and "resamples" not in out
+    for word in ("baseline", "gain", "critical / trials", "safe stops", "pass^k", "detects"):
         assert word in out
     assert "8 trials run now, 0 reused" in out
 
@@ -284,6 +286,10 @@ def test_run_dev_json_is_one_documented_object(ray_runtime: None, tmp_path: Path
         "gain",
         "interval",
         "confidence",
+        "interval_method",
+        "interval_method_text",
+        "gain_se",
+        "mde",
         "p_negative",
         "execution",
         "accounting",
@@ -294,6 +300,7 @@ def test_run_dev_json_is_one_documented_object(ray_runtime: None, tmp_path: Path
         assert shown[arm]["trials"] == 4 == shown[arm]["valid"] + shown[arm]["invalid"]
     lo, hi = shown["interval"]
     assert lo <= shown["gain"] <= hi and 0 <= shown["p_negative"] <= 1
+    assert shown["interval_method"] == "t" and shown["interval_method_text"].startswith("95% t")
     assert shown["gain"] == pytest.approx(shown["with"]["score"] - shown["without"]["score"])
     assert shown["accounting"]["clean"] is True and shown["execution"]["ran"] == 8
     assert Path(shown["store"]).parent == home

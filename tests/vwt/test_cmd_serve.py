@@ -52,6 +52,7 @@ def test_serve_prints_its_url_serves_logs_and_stops_on_ctrl_c(cycle: Cycle) -> N
         _, err = server.communicate(timeout=30)
     assert server.returncode == 0, err
     assert "reverse proxy" in err and "Ctrl-C stops" in err and "Traceback" not in err
+    assert "client addresses as connected (no --trusted-proxy)" in err
     assert err.rstrip().endswith("stopped")
     assert "6 uploads per minute, 2 uploads at once (8 in all), 16,777,216 bytes" in err
     assert "60 s per upload, 10 s per request head" in err

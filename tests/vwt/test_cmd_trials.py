@@ -15,6 +15,7 @@ from reports import TRIALS_FILE, read_release, read_trace
 from reports._traces import trace_name
 from tests.reports.test_verify import revealed_cycle
 from vwt.cli import app
+from vwt.cmd_trials import MAX_SHOWN
 
 runner = CliRunner()
 Json = dict[str, Any]
@@ -133,12 +134,23 @@ def _with_tools(records: list[Json]) -> Json:
     return next(r for r in records if r["tool_calls"] and r["arm"] == "with")
 
 
+def _with_long_prompt(released: Cycle, records: list[Json]) -> tuple[Json, list[Json]]:
+    """A trial of the with-artifacts arm that called tools and whose system prompt is longer
+    than `trials show` prints, with its trace. Looked for: the records' order follows
+    secret-keyed condition ids, so the first such trial's prompt differs between builds."""
+    for record in records:
+        if record["tool_calls"] and record["arm"] == "with":
+            trace = read_trace(released.paths.public, record["trace_sha256"])
+            if len(trace[0]["content"]) > MAX_SHOWN:
+                return record, trace
+    raise AssertionError("no trial with tool calls has a system prompt to cut")
+
+
 def test_show_prints_the_record_and_its_trace(released: Cycle, records: list[Json]) -> None:
-    record = _with_tools(records)
+    record, trace = _with_long_prompt(released, records)
     public = str(released.paths.public)
     code, out = vwt("trials", "show", _unique_prefix(records, record["key"]), "--release", public)
     assert code == 0, out
-    trace = read_trace(released.paths.public, record["trace_sha256"])
     assert f"trial {record['key']}" in out and record["task_id"] in out
     assert f"outcome {record['outcome']}" in out
     assert f"trace: {len(trace)} messages" in out and "verified" in out

@@ -14,10 +14,11 @@ runner = CliRunner()
 
 
 def _subcommands(command: Any) -> dict[str, Any]:
-    # Typer's groups keep their sub-commands in `commands` (its click is vendored, so no
-    # isinstance check against click's classes).
-    subs: dict[str, Any] = getattr(command, "commands", None) or {}
-    return subs
+    # Typer's groups list and resolve their sub-commands (the root loads each on demand); its
+    # click is vendored, so no isinstance check against click's classes.
+    if not hasattr(command, "list_commands"):
+        return {}
+    return {name: command.get_command(None, name) for name in command.list_commands(None)}
 
 
 def _walk(command: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Any]]:

@@ -5,29 +5,33 @@ solves every task, one that does not know the procedure fixes only the first fil
 two-file change unless a recipe names the step, the flipped default is critical for a model
 that misses it only, and a recipe naming the new field right beats one naming it wrong."""
 
-import re
-
 import pytest
 
-from benchmark import Task
-from benchmark.code_maint import CALL_KINDS, ENV_ID, KINDS, CodeMaintenance
+from benchmark import Task, serve
+from benchmark.code_maint import CALL_KINDS, ENV_ID, KINDS, CodeMaintenance, _generator, _phrasings
 from benchmark.code_maint import interface_versions as versions
 from benchmark.code_maint._sim_pack import PACK
 from benchmark.harness import AgentArtifacts, Recipe
+from benchmark.sim._intent import read_request
 from submissions import reference_dir
 from tests.benchmark.sim._experiment import run_arm, use_model
 
 SOURCE = versions()[f"{ENV_ID}@1"]
+SOURCE_TOOLS = serve(ENV_ID, SOURCE).tools
 ONE_FILE = ("test_repair", "config_migrate")
 
 
-def test_the_pack_reads_every_instruction_as_its_kind() -> None:
+@pytest.mark.parametrize("phrasings", ["PHRASINGS", "SECOND_PHRASINGS"])
+def test_the_pack_reads_every_instruction_as_its_kind(
+    phrasings: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the generator's phrasings and a second set written independently of them
+    monkeypatch.setattr(_generator, "PHRASINGS", getattr(_phrasings, phrasings))
     assert {k.name for k in PACK.kinds} == set(KINDS)
+    tools = {t.name: t.description for t in SOURCE_TOOLS.tools}
     for task in CodeMaintenance().tasks("sealed", 48, 13):
-        read = next(
-            k for k in PACK.kinds if any(re.search(t, task.instruction, re.I) for t in k.triggers)
-        )
-        assert read.name == task.kind, task.instruction
+        read = read_request(task.instruction, True, 0.0, 0.0, tools)
+        assert read is not None and read.kind.name == task.kind, task.instruction
 
 
 def test_the_family_serves_its_pack(registered: CodeMaintenance) -> None:

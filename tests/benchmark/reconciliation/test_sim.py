@@ -3,25 +3,38 @@ the real trial path (litellm, harness, backend subprocess, verifier, oracle): th
 every instruction as its kind, a mid model solves a fair share, a model certain of every skill
 solves all, and each changing operator is critical for a model that misses it only."""
 
-import re
-
 import pytest
 
-from benchmark.reconciliation import ENV_ID, KINDS, LEDGER_KINDS, MATCH_KINDS, Reconciliation
+from benchmark import serve
+from benchmark.reconciliation import (
+    ENV_ID,
+    KINDS,
+    LEDGER_KINDS,
+    MATCH_KINDS,
+    Reconciliation,
+    _generator,
+    _phrasings,
+)
 from benchmark.reconciliation import interface_versions as versions
 from benchmark.reconciliation._sim_pack import PACK
+from benchmark.sim._intent import read_request
 from tests.benchmark.sim._experiment import run_arm, use_model, version
 
 SOURCE = version(env=ENV_ID)
+SOURCE_TOOLS = serve(ENV_ID, SOURCE).tools
 
 
-def test_the_pack_reads_every_instruction_as_its_kind() -> None:
+@pytest.mark.parametrize("phrasings", ["PHRASINGS", "SECOND_PHRASINGS"])
+def test_the_pack_reads_every_instruction_as_its_kind(
+    phrasings: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the generator's phrasings and a second set written independently of them
+    monkeypatch.setattr(_generator, "PHRASINGS", getattr(_phrasings, phrasings))
     assert {k.name for k in PACK.kinds} == set(KINDS)
+    tools = {t.name: t.description for t in SOURCE_TOOLS.tools}
     for task in Reconciliation().tasks("sealed", 48, 13):
-        read = next(
-            k for k in PACK.kinds if any(re.search(t, task.instruction, re.I) for t in k.triggers)
-        )
-        assert read.name == task.kind, task.instruction
+        read = read_request(task.instruction, True, 0.0, 0.0, tools)
+        assert read is not None and read.kind.name == task.kind, task.instruction
 
 
 def test_the_family_serves_its_pack(registered: Reconciliation) -> None:

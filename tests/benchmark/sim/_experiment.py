@@ -42,6 +42,7 @@ class Arm:
 
 
 CERTAIN: dict[str, Any] = {
+    "understand": 1.0,
     "read_numbers": 1.0,
     "map_enums": 1.0,
     "know_procedure": 1.0,

@@ -42,6 +42,8 @@ def test_field_names_follow_the_schema_only_when_the_model_rereads_it() -> None:
     for seed in range(40):
         seed = request_seed(seed, "baseline")
         profile = draw_profile(spec, seed, TASK.instruction)
+        if not profile.understands:  # "I do not know how to help": no call to look at
+            continue
         call = _ask("sim/acme-2", "support-ops@2-rename", seed)
         expected = "order_number" if profile.reads_schema else "order_id"
         assert expected in call, (seed, call)
@@ -55,6 +57,8 @@ def test_units_are_read_from_descriptions_with_some_probability() -> None:
     for seed in range(60):
         seed = request_seed(seed, "baseline")
         profile = draw_profile(spec, seed, TASK.instruction)
+        if not (profile.understands and profile.reads_schema and profile.reads_numbers):
+            continue
         call = _ask("sim/acme-2", "support-ops@2-units", seed)
         if not (profile.reads_schema and profile.reads_numbers):
             continue

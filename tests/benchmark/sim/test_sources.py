@@ -51,7 +51,7 @@ PACK = KnowledgePack(
     kinds=(
         Kind(
             "rainfall",
-            (r"rainfall",),
+            {"rainfall": 3},
             {
                 "town": Slot("text", stated=r"in ([A-Z]\w+)"),
                 "year": Slot("text", stated=r"\b(\d{4})\b"),

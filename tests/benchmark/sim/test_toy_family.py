@@ -187,13 +187,13 @@ PACK = KnowledgePack(
     kinds=(
         Kind(
             "dim",
-            (r"\bdim\b",),
+            {"dim": 3},
             {"name": _name, "room": _room, "level": Slot("percent", stated=r"(\d+)%")},
             (_set,),
         ),
         Kind(
             "off",
-            (r"switch off|turn off",),
+            {"off": 3, "switch": 1},
             {"name": _name, "room": _room, "level": Slot("percent", value=0.0)},
             (_set,),
         ),
