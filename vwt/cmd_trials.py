@@ -23,6 +23,7 @@ from reports import (
 from runner import RunnerError, SandboxKind, TrialRecord
 from submissions import shown
 from vwt._common import DEFAULT_HOME, Home, console, trial_progress, user_errors
+from vwt._json_out import AsJson, emit_json
 
 app = typer.Typer(
     help="Researchers: list the trials of a release, read one with its trace (each message, "
@@ -337,9 +338,7 @@ def replay_cmd(
         SandboxKind,
         typer.Option("--sandbox", help="Where environment backends run: docker if usable."),
     ] = SandboxKind.auto,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the summary and every trial as one object.")
-    ] = False,
+    as_json: AsJson = False,
 ) -> None:
     """Re-run trials with every model call answered from the record: the same task,
     interface, environment, agent loop and tools, no model contacted. A request that differs
@@ -379,7 +378,7 @@ def replay_cmd(
             "identical": summary.identical,
             "trials": [t.model_dump(mode="json") for t in summary.trials],
         }
-        typer.echo(json.dumps(data, indent=2))
+        emit_json(data)
     else:
         for t in summary.trials:
             if not t.identical:

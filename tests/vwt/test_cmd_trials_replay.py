@@ -44,9 +44,10 @@ def _records(cycle: Cycle) -> list[Json]:
 
 
 def _replay(*args: str) -> tuple[int, Json]:
-    code, out = vwt("trials", "replay", "--sandbox", "local", "--json", *args)
-    assert code in (0, 1), out
-    return code, json.loads(out)
+    args = ("trials", "replay", "--sandbox", "local", "--json", *args)
+    result = runner.invoke(app, list(args), env={"COLUMNS": "250"})
+    assert result.exit_code in (0, 1), result.output
+    return result.exit_code, json.loads(result.stdout)  # the progress lines go to stderr
 
 
 def test_every_released_trial_replays_to_its_recorded_outcome(released: Cycle) -> None:
