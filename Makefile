@@ -30,8 +30,8 @@ demo: $(VENV)/.installed
 	$(BIN)/vwt demo --force
 
 # The Docker engine and the locally built sandbox image (no registry pulls needed).
-sandbox:
-	bash scripts/sandbox-setup.sh
+sandbox: $(VENV)/.installed
+	VWT_PIP_PYTHON=$(BIN)/python bash scripts/sandbox-setup.sh
 
 # Debian's chromium for the HTML report's browser tests (no browser download).
 browser:
@@ -48,8 +48,9 @@ pytest: $(VENV)/.installed-dev
 	$(BIN)/pytest $(PYTEST_PARALLEL)
 
 test: $(VENV)/.installed-dev
-	-bash scripts/sandbox-setup.sh
+	-VWT_PIP_PYTHON=$(BIN)/python bash scripts/sandbox-setup.sh
 	-bash scripts/browser-setup.sh
+	-bash scripts/mcp-servers-setup.sh
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

@@ -30,6 +30,8 @@ from adapt._cycle import (
 from adapt._declared import declared_procedures
 from adapt._human import KIT_FILE, export_kit, import_adapted
 from adapt._leak import (
+    ANSWER_THRESHOLD,
+    MIN_ANSWER_VALUES,
     NGRAM,
     PUBLIC_SAMPLE,
     THRESHOLD,
@@ -56,7 +58,9 @@ from adapt.errors import AdaptError, BudgetExceeded, KitNotExported, SealedRead
 __all__ = [
     "ADAPTED_DIR",
     "ADAPT_SPLIT",
+    "ANSWER_THRESHOLD",
     "KIT_FILE",
+    "MIN_ANSWER_VALUES",
     "NGRAM",
     "OUTPUT",
     "PROCEDURES",

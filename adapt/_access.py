@@ -2,7 +2,9 @@
 
 The kit serves one target condition's adaptation sample (the ``adapt`` split of each of its
 families, disjoint from the sealed split), the public examples, and the served tool
-definitions. It never generates a sealed task: a procedure that asks for one by id or by split
+definitions. The sample is drawn from a secret seed of its own (``Cycle.kit_seed``), not from
+the cycle seed: what a kit serves lets no one test a guess of the cycle seed, which draws the
+sealed tasks. It never generates a sealed task: a procedure that asks for one by id or by split
 is refused, and the refusal is logged like every read.
 """
 
@@ -122,16 +124,17 @@ class AdaptationKit:
     ``sample`` tasks of the ``adapt`` split per target family and ``examples`` of its public
     examples split, served as they are; the target's served tool definitions; the frozen
     bundle's files through ``artifact``. Anything else — a sealed task above all — is refused
-    with SealedRead, after the refusal is logged. ``target_id`` names the target in records
-    (a committed target's keyed id; default: the condition's public id); ``sandbox`` where
-    the code this adaptation runs (its sample's trials, the submitter's command) runs.
+    with SealedRead, after the refusal is logged. ``sample_seed`` draws the adapt split (a
+    cycle's ``kit_seed('adapt')``; never its cycle seed). ``target_id`` names the target in
+    records (a committed target's keyed id; default: the condition's public id); ``sandbox``
+    where the code this adaptation runs (its sample's trials, the submitter's command) runs.
     """
 
     def __init__(
         self,
         target: Condition,
         *,
-        cycle_seed: int,
+        sample_seed: int,
         sample: int,
         examples: int = 0,
         interfaces: Sequence[InterfaceVersion] = (),
@@ -147,7 +150,7 @@ class AdaptationKit:
         self.sandbox = sandbox
         """Where the sample's trials and a submitter's command run: 'auto' (Docker, or a
         refusal), 'docker', or 'local' when the operator names it."""
-        self._seed, self._n, self._examples = cycle_seed, sample, examples
+        self._seed, self._n, self._examples = sample_seed, sample, examples
         self._families: dict[str, Family] = {f: family(f) for f in target.task_family.families}
         self._served: dict[str, ServedInterface] = {
             env: served_interface(env, version, interfaces)

@@ -24,7 +24,7 @@ from typing import Any
 import rfc8785
 from pydantic import BaseModel, ConfigDict, Field
 
-from adapt._access import AccessLog, AdaptationKit, sealed_reads
+from adapt._access import ADAPT_SPLIT, AccessLog, AdaptationKit, sealed_reads
 from adapt._bundle import AdaptedBundle
 from adapt._declared import declared_procedures
 from adapt._human import export_kit, import_adapted
@@ -137,6 +137,12 @@ def read_access_log(home: Path, parent: str, target: str) -> AccessLog:
     return AccessLog.from_json(json.loads(access_log_path(home, parent, target).read_text()))
 
 
+def _served(cycle: Cycle, target_id: str) -> list[Task]:
+    """The adaptation sample a kit of ``target_id`` serves (none for an unknown target)."""
+    target = next((t for t in cycle.targets() if t.id == target_id), None)
+    return make_kit(cycle, target).sample() if target is not None else []
+
+
 def record_adaptation(
     cycle: Cycle,
     bundle: Bundle,
@@ -165,7 +171,12 @@ def record_adaptation(
     ):
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, data)
-    leak = leak_verdict(leak_check(bundle.files, sealed), leak_check(adapted.bundle.files, sealed))
+    # The adapted bundle may hold what its kit served (the sample's text and answers).
+    served = _served(cycle, adapted.target)
+    leak = leak_verdict(
+        leak_check(bundle.files, sealed),
+        leak_check(adapted.bundle.files, sealed, served=served),
+    )
     m = bundle.manifest
     payload = adapted.ledger_payload(log) | {
         "submission": f"{m.name}@{m.version}",
@@ -181,10 +192,10 @@ def make_kit(
     cycle: Cycle, target: Target, log: AccessLog | None = None, *, sandbox: str = "auto"
 ) -> AdaptationKit:
     """The adaptation kit of ``target`` in ``cycle`` (its sample size and interfaces), its
-    code run in ``sandbox``."""
+    sample drawn from the cycle's secret kit seed, its code run in ``sandbox``."""
     return AdaptationKit(
         target.condition,
-        cycle_seed=cycle.spec.seed,
+        sample_seed=cycle.kit_seed(ADAPT_SPLIT),
         sample=cycle.spec.adaptation.sample_tasks,
         interfaces=cycle.spec.interfaces,
         target_id=target.id,

@@ -12,11 +12,9 @@ import asyncio
 from adapt._access import AdaptationKit
 from adapt._meter import MeteredGateway
 from benchmark import (
-    BackendProcess,
+    McpBackend,
     Task,
     TrialResult,
-    backend_argv,
-    backend_files,
     family,
     run_trial,
     stable_int,
@@ -38,29 +36,26 @@ async def _family_trials(
 ) -> list[tuple[Task, TrialResult]]:
     fam = family(tasks[0].family)
     served = kit.served(fam.env_id)
-    mounts = [Mount(host, target) for target, host in backend_files(fam).items()]
+    backend = McpBackend.of(fam)
     out: list[tuple[Task, TrialResult]] = []
-    box = make_sandbox(kit.sandbox, mounts=mounts, untrusted=UNTRUSTED)
-    async with box as sandbox:
-        backend = BackendProcess(await sandbox.spawn(backend_argv(list(sandbox.python))))
-        try:
-            for task in tasks:
-                if gateway.closed:
-                    break
-                result = await run_trial(
-                    fam,
-                    task,
-                    served,
-                    backend,
-                    f"adapt/{task.id}",
-                    model=gateway.routed(kit.model),
-                    harness=harness_version(kit.harness),
-                    artifacts=artifacts,
-                    seed=request_seed(stable_int("adapt", task.id), arm),
-                )
-                out.append((task, result))
-        finally:
-            await backend.close()
+    box = make_sandbox(
+        kit.sandbox, mounts=[Mount(*m) for m in backend.mounts()], untrusted=UNTRUSTED
+    )
+    async with box as sandbox, backend.serve(sandbox):
+        for task in tasks:
+            if gateway.closed:
+                break
+            result = await run_trial(
+                fam,
+                task,
+                served,
+                backend,
+                model=gateway.routed(kit.model),
+                harness=harness_version(kit.harness),
+                artifacts=artifacts,
+                seed=request_seed(stable_int("adapt", task.id), arm),
+            )
+            out.append((task, result))
     return out
 
 

@@ -6,7 +6,7 @@ server whose backend runs commands through `benchmark/_sandbox_exec.py` (mounted
 mounts it), writes a tiny Python project (a package of two modules, eight unittest tests) into
 the work tree, and times N runs each of `python3 -c pass`, `python3 -m unittest` and
 `python3 -m compileall -q`: inside the backend (run_limited alone) and as the trial sees it
-(the JSON-lines request round trip). Also times sandbox start and stop. Prints median and p90
+(the MCP tools/call round trip). Also times sandbox start and stop. Prints median and p90
 in milliseconds.
 """
 
@@ -22,8 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmark import BackendProcess, backend_argv
-from benchmark._backend_client import SANDBOX_EXEC_FILE, SERVER_FILE
+from benchmark import McpBackend
 from runner._sandbox_base import Mount, Sandbox
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import docker_status
@@ -82,29 +81,28 @@ COMMANDS = {
 
 
 async def _bench(
-    name: str, make: Callable[[list[Mount]], Sandbox], mounts: list[Mount], reps: int
+    name: str, make: Callable[[list[Mount]], Sandbox], backend_file: Path, reps: int
 ) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {"start": [], "stop": []}
+    backend = McpBackend(backend_file, [], "bench", timeout=120)
     t0 = time.perf_counter()
-    sandbox = make(mounts)
+    sandbox = make([Mount(*m) for m in backend.mounts()])
     await sandbox.start()
     times["start"].append(time.perf_counter() - t0)
-    backend = BackendProcess(await sandbox.spawn(backend_argv(list(sandbox.python))), timeout=120)
     try:
-        for path, text in PROJECT.items():
-            await sandbox.write_file(path, text.encode())
-        await backend.request("reset", "s", state={})
-        for label, argv in COMMANDS.items():
-            for _ in range(reps):
-                started = time.perf_counter()
-                call = {"argv": argv, "cwd": "proj"}
-                r = await backend.request("call", "s", tool="run", args=call)
-                times.setdefault(f"{label} (round trip)", []).append(time.perf_counter() - started)
-                times.setdefault(f"{label} (run_limited)", []).append(r["seconds"])
-                if r["exit"] != 0:
-                    raise RuntimeError(f"{name}: {label} failed: {r['stderr'][-500:]}")
+        async with backend.serve(sandbox), backend.trial({}) as trial:
+            for path, text in PROJECT.items():
+                await sandbox.write_file(path, text.encode())
+            for label, argv in COMMANDS.items():
+                for _ in range(reps):
+                    started = time.perf_counter()
+                    r = await trial.call("run", {"argv": argv, "cwd": "proj"})
+                    elapsed = time.perf_counter() - started
+                    times.setdefault(f"{label} (round trip)", []).append(elapsed)
+                    times.setdefault(f"{label} (run_limited)", []).append(r["seconds"])
+                    if r["exit"] != 0:
+                        raise RuntimeError(f"{name}: {label} failed: {r['stderr'][-500:]}")
     finally:
-        await backend.close()
         t1 = time.perf_counter()
         await sandbox.stop()
         times["stop"].append(time.perf_counter() - t1)
@@ -136,13 +134,8 @@ def main() -> None:
         backend_file = Path(tmp) / "backend.py"
         backend_file.write_text(BACKEND)
         Path(tmp).chmod(0o755)
-        mounts = [
-            Mount(SERVER_FILE, "vwt/backend_server.py"),
-            Mount(backend_file, "vwt/backend.py"),
-            Mount(SANDBOX_EXEC_FILE, "vwt/_sandbox_exec.py"),
-        ]
         for name, make in kinds:
-            _report(name, asyncio.run(_bench(name, make, mounts, args.reps)))
+            _report(name, asyncio.run(_bench(name, make, backend_file, args.reps)))
 
 
 if __name__ == "__main__":

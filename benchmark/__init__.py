@@ -6,14 +6,6 @@ import os
 # told not to; vwt works offline.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from benchmark._backend_client import (
-    BackendCallError,
-    BackendProcess,
-    BackendUnavailable,
-    backend_argv,
-    backend_files,
-    backend_timeout,
-)
 from benchmark._call_log import CallLog, current_log, first_difference, recording
 from benchmark._calls import (
     CALLS_VERSION,
@@ -31,8 +23,21 @@ from benchmark._calls import (
 )
 from benchmark._check import check_cycle_spec
 from benchmark._endpoint import endpoint_kwargs, require_endpoint_keys
-from benchmark._environment import ToolResult, TrialEnvironment
+from benchmark._environment import ToolResult, TrialEnvironment, openai_tool, tool_result
 from benchmark._limits import LIMIT_ENV, SHARE_ENV, Limits, PerProvider
+from benchmark._mcp_backend import (
+    IMAGE_SITE,
+    BackendCallError,
+    BackendTrial,
+    BackendUnavailable,
+    McpBackend,
+    ServerProcess,
+    ServerSandbox,
+    backend_timeout,
+    check_site_for,
+    host_site,
+    server_site,
+)
 from benchmark._model_check import check_model
 from benchmark._models import (
     ModelCallFailed,
@@ -75,12 +80,13 @@ __all__ = [
     "ENTRY_POINTS_ENV",
     "FAMILIES",
     "FAMILY_GROUP",
+    "IMAGE_SITE",
     "LIMIT_ENV",
     "REDACTED",
     "SHARE_ENV",
     "WIRE_FORMATS",
     "BackendCallError",
-    "BackendProcess",
+    "BackendTrial",
     "BackendUnavailable",
     "BenchmarkError",
     "CacheEntry",
@@ -95,6 +101,7 @@ __all__ = [
     "Family",
     "FamilyRedTeam",
     "Limits",
+    "McpBackend",
     "ModelCall",
     "ModelCallFailed",
     "ModelPolicy",
@@ -106,20 +113,21 @@ __all__ = [
     "RedTeamFailure",
     "RedTeamReport",
     "ReplayCall",
+    "ServerProcess",
+    "ServerSandbox",
     "Task",
     "ToolResult",
     "TrialEnvironment",
     "TrialResult",
     "Usage",
     "VerifierResult",
-    "backend_argv",
-    "backend_files",
     "backend_timeout",
     "call_usage",
     "canonical",
     "check_call",
     "check_cycle_spec",
     "check_model",
+    "check_site_for",
     "classify",
     "complete",
     "current_log",
@@ -133,9 +141,11 @@ __all__ = [
     "family_origin",
     "first_difference",
     "full_cycle_spec_path",
+    "host_site",
     "interface_version",
     "load_litellm",
     "mentions",
+    "openai_tool",
     "recording",
     "redteam",
     "require_endpoint_keys",
@@ -145,6 +155,8 @@ __all__ = [
     "secret_values",
     "serve",
     "served_interface",
+    "server_site",
     "stable_int",
+    "tool_result",
     "wire_format",
 ]

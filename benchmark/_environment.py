@@ -1,16 +1,22 @@
-"""A trial's environment: the served interface in front of the canonical backend."""
+"""A trial's environment: the harness's MCP client session to the served interface.
+
+The session reaches a drift proxy (:class:`drift.DriftProxy`, in this process) serving the
+interface version; the proxy is a client of the trial's canonical tools on the family's MCP
+server in the sandbox, and reports every call to the drift oracle here.
+"""
 
 from __future__ import annotations
 
-import json
+import contextlib
 from typing import Any
 
+from mcp import ClientSession, types
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmark._backend_client import BackendCallError, BackendProcess
+from benchmark._mcp_backend import McpBackend
 from benchmark._oracle import CriticalFlag, check_call
 from benchmark._task import Family, Task, VerifierResult
-from drift import ServedInterface, ToolCall, ToolCallError
+from drift import DriftProxy, ProxyCall, ServedInterface, ToolCall
 
 
 class ToolResult(BaseModel):
@@ -20,58 +26,113 @@ class ToolResult(BaseModel):
 
     content: str = Field(description="JSON result, or the error message.")
     is_error: bool = Field(default=False, description="Whether the call failed.")
+    mcp: dict[str, Any] | None = Field(
+        default=None,
+        description="The MCP exchange behind it ({'request': tools/call, 'result': "
+        "CallToolResult}), for the trace; None for what the harness answers itself.",
+    )
+
+
+def tool_result(request: dict[str, Any], result: types.CallToolResult) -> ToolResult:
+    """What the agent sees of an MCP tool result: its text (a tool error prefixed
+    ``error:``), with the exchange kept for the trace."""
+    parts = [
+        c.text if isinstance(c, types.TextContent) else c.model_dump_json(by_alias=True)
+        for c in result.content
+    ]
+    text = "\n".join(parts)
+    exchange = {
+        "request": request,
+        "result": result.model_dump(mode="json", by_alias=True, exclude_none=True),
+    }
+    if result.isError:
+        return ToolResult(content=f"error: {text}", is_error=True, mcp=exchange)
+    return ToolResult(content=text, mcp=exchange)
+
+
+def openai_tool(tool: types.Tool) -> dict[str, Any]:
+    """An MCP tool in litellm/OpenAI ``tools`` form."""
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description or "",
+            "parameters": tool.inputSchema,
+        },
+    }
 
 
 class TrialEnvironment:
-    """Serves one task at one interface version, in one backend session."""
+    """Serves one task at one interface version over MCP, in one backend trial.
 
-    def __init__(
-        self,
-        family: Family,
-        task: Task,
-        served: ServedInterface,
-        backend: BackendProcess,
-        session: str,
-    ) -> None:
+    ``async with env:`` (or ``start`` ... ``close``) opens the trial and its sessions and ends
+    them, in one task.
+    """
+
+    def __init__(self, family: Family, task: Task, served: ServedInterface, backend: McpBackend):
         self.family, self.task, self.served = family, task, served
-        self._backend, self._session = backend, session
+        self.backend = backend
         self.critical: list[CriticalFlag] = []
         self.calls = 0
+        self.tools: list[dict[str, Any]] = []
+        """The served tools as ``tools/list`` gave them, in litellm/OpenAI ``tools`` form."""
+        self._trial: str | None = None
+        self._session: ClientSession | None = None
+        self._stack = contextlib.AsyncExitStack()
 
-    @property
-    def tools(self) -> list[dict[str, Any]]:
-        """The served tools in litellm/OpenAI ``tools`` form."""
-        return [t.to_openai() for t in self.served.tools.tools]
-
-    async def start(self) -> None:
-        """Load the task's initial state into this trial's backend session."""
-        await self._backend.request("reset", self._session, state=self.task.initial_state)
-
-    async def call(self, call: ToolCall) -> ToolResult:
-        """Validate, let the oracle look, map to the backend, and map the result back."""
-        self.calls += 1
-        try:
-            self.served.validate(call)
-        except ToolCallError as e:
-            return ToolResult(content=f"error: {e}", is_error=True)
-        chain = self.served.chain(call)
-        flag = check_call(self.family, self.task, self.served, call)
-        try:
-            result = await self._backend.request(
-                "call", self._session, tool=chain[-1].name, args=chain[-1].arguments
-            )
-        except BackendCallError as e:
-            return ToolResult(content=f"error: {e}", is_error=True)
+    def _observe(self, call: ProxyCall) -> None:
+        if call.is_error:
+            return
+        flag = check_call(self.family, self.task, self.served, call.served)
         if flag is not None:
             self.critical.append(flag)
-        served_result = self.served.result_to_served(chain, result)
-        return ToolResult(content=json.dumps(served_result, sort_keys=True))
+
+    async def start(self) -> None:
+        """Load the task's initial state into a new backend trial and connect to its tools."""
+        self._trial = await self.backend.open_trial(self.task.initial_state)
+        upstream = await self._stack.enter_async_context(self.backend.connect(self._trial))
+        proxy = DriftProxy(self.served, upstream, self._observe, name=f"vwt-{self.family.env_id}")
+        self._session = await self._stack.enter_async_context(proxy.connect())
+        listed = await self.backend.guard(self._session.list_tools(), "tools/list")
+        self.tools = [openai_tool(t) for t in listed.tools]
+
+    async def call(self, call: ToolCall) -> ToolResult:
+        """Send ``call`` as an MCP ``tools/call``; a tool error is a result, a protocol error
+        (or a lost server) raises."""
+        if self._session is None:
+            raise RuntimeError("the environment is not started")
+        self.calls += 1
+        request = {
+            "method": "tools/call",
+            "params": {"name": call.name, "arguments": call.arguments},
+        }
+        result = await self.backend.guard(
+            self._session.call_tool(call.name, call.arguments), f"tools/call {call.name!r}"
+        )
+        return tool_result(request, result)
 
     async def verify(self) -> VerifierResult:
-        """Run the family's end-state verifier on this session's state."""
-        state = await self._backend.request("dump", self._session)
+        """Run the family's end-state verifier on this trial's state."""
+        if self._trial is None:
+            raise RuntimeError("the environment is not started")
+        state = await self.backend.dump(self._trial)
         return self.family.verify(self.task, state)
 
     async def close(self) -> None:
-        """Drop this trial's backend session."""
-        await self._backend.request("close", self._session)
+        """End the sessions and drop the backend trial."""
+        await self.__aexit__(None, None, None)
+
+    async def __aenter__(self) -> TrialEnvironment:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        """End the sessions (handing them what ends the body, so that a session failing
+        under it surfaces as its error, not as a cancellation) and drop the backend trial."""
+        self._session = None
+        try:
+            await self._stack.__aexit__(*exc)
+        finally:
+            trial, self._trial = self._trial, None
+            if trial is not None:
+                await self.backend.close_trial(trial)

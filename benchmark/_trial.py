@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 from enum import StrEnum
 
+from mcp.shared.exceptions import McpError
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmark._backend_client import BackendProcess, BackendUnavailable
 from benchmark._environment import TrialEnvironment
+from benchmark._mcp_backend import BackendUnavailable, McpBackend
 from benchmark._oracle import CriticalFlag
 from benchmark._task import Family, Task, VerifierResult
 from benchmark.harness import AgentArtifacts, AgentRun, HarnessVersion, run_agent
@@ -55,8 +55,7 @@ async def run_trial(
     family: Family,
     task: Task,
     served: ServedInterface,
-    backend: BackendProcess,
-    session: str,
+    backend: McpBackend,
     *,
     model: str,
     harness: HarnessVersion,
@@ -64,31 +63,38 @@ async def run_trial(
     seed: int,
     endpoint: ModelEndpoint | None = None,
 ) -> TrialResult:
-    """Run, verify and classify one trial. ``seed`` is sent with every model request (the
-    runner sends the arm's request seed, see ``benchmark._seeds``); ``endpoint``, where the
-    spec gives one, is where the model's requests go. Infrastructure failures,
-    and any other error raised, make it 'invalid' (the reason names the error's class); the
-    batch goes on."""
-    env = TrialEnvironment(family, task, served, backend, session)
+    """Run, verify and classify one trial, its tools served over MCP by ``backend``. ``seed``
+    is sent with every model request (the runner sends the arm's request seed, see
+    ``benchmark._seeds``); ``endpoint``, where the spec gives one, is where the model's requests
+    go. A lost MCP server, an MCP protocol error, and any other error raised make it 'invalid'
+    (the reason names the cause); the batch goes on."""
+    env = TrialEnvironment(family, task, served, backend)
     run = AgentRun()
+    verdict: VerifierResult | None = None
     try:
-        await env.start()
-        run = await run_agent(model, harness, env, artifacts, seed, endpoint)
-        verdict = await env.verify()
-    except BackendUnavailable as e:
-        run.invalid = f"backend: {e}"
-        return TrialResult(
-            outcome=Outcome.INVALID, run=run, verifier=None, critical=env.critical, error=str(e)
-        )
-    except Exception as e:  # whatever else went wrong ends this trial, not its batch
-        run.invalid = f"{type(e).__name__}: {e}"
-        with contextlib.suppress(Exception):
-            await env.close()
-        return TrialResult(
-            outcome=Outcome.INVALID, run=run, verifier=None, critical=env.critical, error=str(e)
-        )
-    # Cleanup of a verified trial: a backend lost now does not undo its verdict.
-    with contextlib.suppress(Exception):
-        await env.close()
+        async with env:
+            run = await run_agent(model, harness, env, artifacts, seed, endpoint)
+            verdict = await env.verify()
+    except Exception as e:  # whatever went wrong ends this trial, not its batch
+        if verdict is None:
+            run.invalid = await _invalid_reason(backend, e)
+            return TrialResult(
+                outcome=Outcome.INVALID, run=run, verifier=None, critical=env.critical, error=str(e)
+            )
+        # Only the end of a verified trial's sessions failed: that is cleanup, and a server
+        # lost now does not undo the verdict.
     outcome = classify(run, verdict, env.critical)
     return TrialResult(outcome=outcome, run=run, verifier=verdict, critical=env.critical)
+
+
+async def _invalid_reason(backend: McpBackend, e: Exception) -> str:
+    """Why a trial that raised ``e`` is invalid: a lost server first (what the session saw
+    of it is only a consequence), then MCP's own errors, then the error's class."""
+    lost = await backend.lost()
+    if lost is not None:
+        return f"backend: {lost}"
+    if isinstance(e, BackendUnavailable):
+        return f"backend: {e}"
+    if isinstance(e, McpError):
+        return f"MCP protocol error: {e}"
+    return f"{type(e).__name__}: {e}"

@@ -9,13 +9,14 @@ from conditions._commitment import (
     SignedCommitment,
 )
 from conditions._condition import AXES, Condition, ModelAxis, TaskFamilyAxis, keyed_condition_id
-from conditions._cycle import ADAPTATION_EVENT, Cycle
+from conditions._cycle import ADAPTATION_EVENT, TRIAL_MACS, Cycle
 from conditions._home import CycleHome
 from conditions._keys import PASSPHRASE_ENV, fingerprint, verify_signature
 from conditions._ledger import GENESIS, Ledger, LedgerCheckpoint, LedgerEntry, LedgerMark
 from conditions._merkle import inclusion_proof, merkle_root, verify_inclusion
 from conditions._reveal import RevealedLeaf, RevealStatement, SignedReveal
 from conditions._spec import (
+    PUBLIC_SEEDS,
     Adaptation,
     Catalogue,
     CatalogueModel,
@@ -23,6 +24,7 @@ from conditions._spec import (
     Evaluation,
     FamilyRoles,
     ModelEndpoint,
+    fresh_seed,
 )
 from conditions._state import NEXT_STEP, CycleState
 from conditions._targets import (
@@ -46,6 +48,8 @@ __all__ = [
     "GENESIS",
     "NEXT_STEP",
     "PASSPHRASE_ENV",
+    "PUBLIC_SEEDS",
+    "TRIAL_MACS",
     "Adaptation",
     "Catalogue",
     "CatalogueModel",
@@ -79,6 +83,7 @@ __all__ = [
     "TaskFamilyAxis",
     "VerifiedReveal",
     "fingerprint",
+    "fresh_seed",
     "generate_targets",
     "inclusion_proof",
     "keyed_condition_id",

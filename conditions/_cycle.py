@@ -20,9 +20,10 @@ from conditions._commitment import (
 from conditions._condition import Condition
 from conditions._home import CycleHome, CycleRecord, now_rfc3339
 from conditions._keys import b64, create_key, fingerprint, load_key, public_key_b64
+from conditions._kitseed import create_kit_secret, kit_seed
 from conditions._ledger import GENESIS, Ledger, LedgerEntry, LedgerMark
 from conditions._reveal import make_reveal
-from conditions._spec import CycleSpec, parse_time
+from conditions._spec import PUBLIC_SEEDS, CycleSpec, parse_time
 from conditions._state import GUARDED, NEXT_STEP, CycleState
 from conditions._targets import Target, TargetSet, plan_targets
 from conditions._verify import verify_commitment, verify_commitment_and_reveal
@@ -37,6 +38,10 @@ ADAPTATION_EVENT = "adaptation.recorded"
 names the frozen ``parent`` bundle hash, the ``target`` id and the ``adapted`` bundle hash."""
 _SUBMISSION_EVENT = "submission.received"
 """``submissions.SUBMISSION_EVENT`` (the submissions package builds on this one)."""
+
+TRIAL_MACS = "trial_macs"
+"""Key of the ``cycle.init`` payload saying the cycle's trial store authenticates every record
+(with ``Ledger.mac``): a cycle started by an older vwt has no such records to demand."""
 
 _COUNTS = ("expected", "valid", "invalid", "missing", "unexpected")
 """Accounting counts a ``run.<phase>`` ledger entry must carry."""
@@ -64,12 +69,15 @@ class Cycle:
         force: bool = False,
         key_path: Path | None = None,
         passphrase: str | None = None,
+        kit_secret: bytes | None = None,
     ) -> Cycle:
         """Start a cycle in ``home`` (state draft); create a key unless ``key_path`` holds one.
 
         Refuses a home that already holds a cycle unless ``force``, which moves the old cycle's
         files to ``home/superseded/<time>/``. A new key is written 0600, encrypted if a
-        passphrase is given.
+        passphrase is given. The kit secret (``conditions._kitseed``) is drawn fresh, unless
+        ``kit_secret`` (32 bytes) is given: only for a public cycle whose runs must repeat, as
+        ``vwt demo``'s.
         """
         paths = CycleHome(home)
         if paths.exists() and not force:
@@ -91,6 +99,7 @@ class Cycle:
             created_at=now_rfc3339(),
         )
         write_json(paths.record, record, private=True)
+        create_kit_secret(paths.kit_secret, kit_secret)
         cycle = cls(home, record, passphrase)
         cycle._key = key
         cycle.ledger.append(
@@ -99,6 +108,7 @@ class Cycle:
                 "cycle": spec.cycle,
                 "spec_sha256": sha256_hex(canonical(spec.model_dump(mode="json"))),
                 "public_key": record.public_key,
+                TRIAL_MACS: True,
             },
         )
         cycle.ledger.append(STATE_EVENT, {"from": None, "to": "draft", "note": "initialised"})
@@ -169,6 +179,12 @@ class Cycle:
                     "restore the cycle's original signing key",
                 )
         return self._key.sign(data)
+
+    def kit_seed(self, purpose: str) -> int:
+        """The secret 256-bit seed of ``purpose`` (the ``adapt`` split: what adaptation kits
+        serve), from the cycle's kit secret (``conditions._kitseed``), never from the cycle
+        seed. A cycle started by an older vwt gets its kit secret on first use."""
+        return kit_seed(create_kit_secret(self.paths.kit_secret), self.id, purpose)
 
     # -- state ---------------------------------------------------------------------------
 
@@ -370,10 +386,24 @@ class Cycle:
         """``(id, condition)`` to evaluate: the source (public id), then each target (keyed)."""
         return [(self.source.id, self.source)] + [(t.id, t.condition) for t in self.targets()]
 
-    def commit(self) -> Path:
+    def commit(self, *, public_seed: bool = False) -> Path:
         """Commit to the targets, the evaluation size (the spec's tasks_per_split and k) and the
-        families' roles: write the private opening and public/commitment.json."""
+        families' roles: write the private opening and public/commitment.json.
+
+        Refused for a seed vwt publishes (``PUBLIC_SEEDS``: anyone could regenerate the sealed
+        tasks from it) unless ``public_seed`` says it is meant, as for the demo; the ledger's
+        ``conditions.committed`` entry then says ``public_seed``.
+        """
         self.require_state(CycleState.draft, action="commit the target conditions")
+        public = self.spec.seed in PUBLIC_SEEDS
+        if public and not public_seed:
+            raise ConditionsError(
+                f"cycle {self.id}'s seed {self.spec.seed} is public (the embedded default "
+                "spec's): anyone could regenerate its sealed tasks and their answers",
+                "start the cycle again with a secret seed (`vwt cycle init --force` without "
+                "--spec draws one; or remove `seed:` from the spec), or pass --public-seed if "
+                "a public cycle is meant (recorded in the ledger)",
+            )
         leaves = make_leaves(self.id, [(t.condition, t.salt) for t in self.targets()])
         evaluation, roles = self.spec.evaluation, self.spec.family_roles
         signed, secret = commit(
@@ -401,7 +431,8 @@ class Cycle:
                 "evaluation": c.evaluation.model_dump(mode="json"),
                 "families": c.families.model_dump(mode="json"),
                 "commitment": c.digest(),
-            },
+            }
+            | ({"public_seed": True} if public else {}),
         )
         self._move(CycleState.committed, "commitment published")
         return self.paths.commitment

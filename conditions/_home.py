@@ -46,6 +46,7 @@ class CycleHome:
         self.default_key = self.operator / "signing_key.pem"
         self.targets = self.operator / "targets.json"
         self.secret = self.operator / "commitment_secret.json"
+        self.kit_secret = self.operator / "kit.secret"
         self.commitment = self.public / "commitment.json"
         self.reveal = self.public / "reveal.json"
 

@@ -131,6 +131,7 @@ class Ledger:
         """Open (creating if needed, mode 0600) the ledger in ``db_path``."""
         self.db_path = db_path
         self.checkpoint_dir = checkpoint_dir
+        self._mac_key: bytes | None = None
         create_private_file(db_path)
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
@@ -266,6 +267,14 @@ class Ledger:
     def _mac(self, seq: int, head: str, prev: str, pending: bool, *, create: bool = False) -> str:
         body = LedgerCheckpoint.body(seq, head, prev, pending)
         return hmac.new(self._key(create=create), body, hashlib.sha256).hexdigest()
+
+    def mac(self, data: bytes) -> str:
+        """HMAC-SHA256 (hex) of ``data`` under the ledger key, for records kept beside the
+        ledger (the trial store's); ``data`` starts with a domain of the caller's own, so it
+        never reads as a checkpoint (canonical JSON). ConditionsError if the key is missing."""
+        if self._mac_key is None:  # read once: a reader MACs every stored record
+            self._mac_key = self._key(create=False)
+        return hmac.new(self._mac_key, data, hashlib.sha256).hexdigest()
 
     def _write_checkpoint(self, seq: int, head: str, prev: str, *, pending: bool) -> None:
         assert self.checkpoint_path is not None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 from datetime import datetime
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -186,6 +187,16 @@ class Adaptation(_Spec):
     )
 
 
+PUBLIC_SEEDS = frozenset({20261201})
+"""Cycle seeds vwt publishes: the embedded specs' (``vwt demo``'s). A cycle with one is refused
+at commit unless a public cycle is meant (``Cycle.commit(public_seed=True)``)."""
+
+
+def fresh_seed() -> int:
+    """A new secret cycle seed: 52 random bits (exact in JSON numbers)."""
+    return secrets.randbits(52)
+
+
 class CycleSpec(_Spec):
     """Everything an operator fixes for one release cycle (YAML or JSON on disk)."""
 
@@ -270,11 +281,12 @@ class CycleSpec(_Spec):
         return FamilyRoles(development=dev, held_out=held)
 
     @classmethod
-    def load(cls, path: Path | Traversable) -> CycleSpec:
+    def load(cls, path: Path | Traversable, *, seed_if_missing: int | None = None) -> CycleSpec:
         """Read a spec from a .json file, or YAML otherwise; raise ConditionsError if invalid.
 
-        The file may hold at most :data:`MAX_SPEC_BYTES` bytes nesting at most
-        :data:`~conditions._wire.MAX_DEPTH` levels; YAML aliases are refused.
+        A file without a ``seed`` gets ``seed_if_missing`` (`vwt cycle init` passes a
+        ``fresh_seed()``), if given. The file may hold at most :data:`MAX_SPEC_BYTES` bytes
+        nesting at most :data:`~conditions._wire.MAX_DEPTH` levels; YAML aliases are refused.
         """
         text = _read_spec_text(path)
         if path.name.endswith(".json"):
@@ -283,6 +295,8 @@ class CycleSpec(_Spec):
             data = _load_yaml(text, path)
         if isinstance(path, Path) and isinstance(data, dict):
             data = {**data, "interfaces": _inline_interfaces(data.get("interfaces"), path.parent)}
+        if seed_if_missing is not None and isinstance(data, dict) and "seed" not in data:
+            data = {**data, "seed": seed_if_missing}
         try:
             return cls.model_validate(data)
         except ValidationError as e:

@@ -16,12 +16,27 @@ from drift._generate import (
 )
 from drift._operator import DriftClass, Operator
 from drift._ops_core import RenameField, UnitChange
+from drift._ops_defaults import FormatDefault, NewDefaultParam
 from drift._ops_enum import EnumMeaningChange, RenameEnumValues
 from drift._ops_ids import IdentifierSwap, TimezoneChange
 from drift._ops_nest import Flatten, Nest
+from drift._ops_order import OrderCut
 from drift._ops_paging import OffsetToCursor, PageSizeChange
+from drift._ops_roles import RoleSwap
 from drift._ops_shape import AddOptionalField, RenameTool, Reorder, RewordDescription
+from drift._ops_silent import FilterSemantics, IndexBase
 from drift._ops_values import DefaultFlip, FractionPercent, SignConvention
+from drift._proxy import (
+    DriftProxy,
+    Observer,
+    OldReading,
+    ProxyCall,
+    ServedFor,
+    list_all_tools,
+    run_stdio_proxy,
+    tool_set_of,
+    unwrapped,
+)
 from drift._report import Change, DiffReport
 from drift._tools import Tool, ToolCall, ToolSet, load_tool_list, parse_tool_list
 from drift._version import (
@@ -56,25 +71,36 @@ __all__ = [
     "DiffReport",
     "DriftClass",
     "DriftError",
+    "DriftProxy",
     "EnumMeaningChange",
+    "FilterSemantics",
     "Flatten",
+    "FormatDefault",
     "FractionPercent",
     "GenerateConfig",
     "Half",
     "IdentifierSwap",
+    "IndexBase",
     "InterfaceVersion",
     "Nest",
+    "NewDefaultParam",
+    "Observer",
     "OffsetToCursor",
+    "OldReading",
     "OpSpec",
     "Operator",
+    "OrderCut",
     "PageSizeChange",
+    "ProxyCall",
     "RealPair",
     "RenameEnumValues",
     "RenameField",
     "RenameTool",
     "Reorder",
     "RewordDescription",
+    "RoleSwap",
     "Score",
+    "ServedFor",
     "ServedInterface",
     "SignConvention",
     "TimezoneChange",
@@ -93,6 +119,7 @@ __all__ = [
     "flagged",
     "generate",
     "half_of",
+    "list_all_tools",
     "load_op_specs",
     "load_pairs",
     "load_tool_list",
@@ -102,7 +129,10 @@ __all__ = [
     "read_base",
     "read_convention",
     "read_stated",
+    "run_stdio_proxy",
     "score",
+    "tool_set_of",
     "unit_in",
+    "unwrapped",
     "write_atomic",
 ]

@@ -3,7 +3,8 @@
 The changing operators write these conventions into descriptions (a unit, a scale, a sign
 convention, a time zone, swapped enum meanings, a default, the kind of identifier taken); this
 module reads them back, for anyone who acts on a served schema — the sim models among them.
-One registry of units serves both directions.
+It also reads where positions start counting, which no operator writes (index_base is
+schema-silent) but an artifact may state. One registry of units serves both directions.
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ _ZONE = re.compile(r"\bUTC([+-]\d{2}:\d{2})?(?![\w+-])|\bGMT\b")
 _SWAP = re.compile(r"'([^']+)' now means what '([^']+)' meant")
 _DEFAULT = re.compile(r"\bdefaults? (?:is |to )?(true|false)\b|\bdefault:? ?(true|false)\b", re.I)
 _TAKES = re.compile(r"\btakes the ([\w -]+?), not the ([\w -]+?)[.;]", re.IGNORECASE)
+_BASE = re.compile(
+    r"\b(?:counted|numbered|indexed|counting|numbering|starts?|starting) (?:from|at) "
+    r"(0|1|zero|one)\b|\b(0|1|zero|one)-(?:based|indexed)\b",
+    re.IGNORECASE,
+)
 
 
 def convert(value: float, unit: str, to: str) -> float:
@@ -70,11 +76,12 @@ class Convention:
     default: Any = None
     takes: str | None = None  # kind of identifier taken, e.g. "internal key"
     not_takes: str | None = None
+    base: int | None = None  # where positions start counting: 0 or 1
 
     def differs(self, other: Convention) -> list[str]:
         """Names of the aspects both state and state differently."""
         out = []
-        for name in ("unit", "scale", "positive", "zone", "default", "takes"):
+        for name in ("unit", "scale", "positive", "zone", "default", "takes", "base"):
             mine, theirs = getattr(self, name), getattr(other, name)
             if mine is not None and theirs is not None and mine != theirs:
                 out.append(name)
@@ -119,6 +126,8 @@ def _read(name: str, desc: str, default: Any, maximum: Any) -> Convention:
         if stated:
             default = (stated.group(1) or stated.group(2)).lower() == "true"
     takes = _TAKES.search(desc)
+    based = _BASE.search(desc)
+    base = (based.group(1) or based.group(2)).lower() if based else None
     return Convention(
         unit=unit,
         scale=scale,
@@ -129,6 +138,7 @@ def _read(name: str, desc: str, default: Any, maximum: Any) -> Convention:
         default=default,
         takes=takes.group(1).lower() if takes else None,
         not_takes=takes.group(2).lower() if takes else None,
+        base=None if base is None else int(base in ("1", "one")),
     )
 
 

@@ -103,9 +103,10 @@ def _build(spec: OpSpec, tools: ToolSet, rng: np.random.Generator) -> tuple[Oper
 
 
 def _draw_random(count: int, tools: ToolSet, rng: np.random.Generator) -> list[Operator]:
-    """``count`` operators drawn from the kinds that apply, each kind at most once."""
+    """``count`` operators drawn from the kinds that apply, each kind at most once (kinds that
+    need what no schema shows are applied by name only)."""
     out: list[Operator] = []
-    kinds = [str(k) for k in rng.permutation(list(KINDS))]
+    kinds = [str(k) for k in rng.permutation([k for k, c in KINDS.items() if c.drawn])]
     for kind in kinds:
         if len(out) == count:
             break

@@ -27,6 +27,9 @@ class Operator(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     drift_class: ClassVar[DriftClass] = "preserving"
+    drawn: ClassVar[bool] = True
+    """Whether ``generate --random`` may draw this kind: False for operators that need what no
+    schema shows (a backend parameter, which field counts positions), applied by name only."""
 
     def apply(self, tools: ToolSet) -> ToolSet:
         """The new tool set."""

@@ -9,11 +9,15 @@ import jsonschema
 from pydantic import BaseModel, ConfigDict, Field
 
 from drift._ops_core import RenameField, UnitChange
+from drift._ops_defaults import FormatDefault, NewDefaultParam
 from drift._ops_enum import EnumMeaningChange, RenameEnumValues
 from drift._ops_ids import IdentifierSwap, TimezoneChange
 from drift._ops_nest import Flatten, Nest
+from drift._ops_order import OrderCut
 from drift._ops_paging import OffsetToCursor, PageSizeChange
+from drift._ops_roles import RoleSwap
 from drift._ops_shape import AddOptionalField, RenameTool, Reorder, RewordDescription
+from drift._ops_silent import FilterSemantics, IndexBase
 from drift._ops_values import DefaultFlip, FractionPercent, SignConvention
 from drift._tools import ToolCall, ToolSet
 from drift.errors import ToolCallError
@@ -36,8 +40,14 @@ OPERATOR_TYPES = (
     EnumMeaningChange,
     TimezoneChange,
     IdentifierSwap,
+    NewDefaultParam,
+    RoleSwap,
+    OrderCut,
+    IndexBase,
+    FilterSemantics,
+    FormatDefault,
 )
-"""Every operator class, preserving ones first."""
+"""Every operator class, preserving ones first; the six modelled on real releases last."""
 
 AnyOperator = Annotated[
     RenameField
@@ -56,7 +66,13 @@ AnyOperator = Annotated[
     | FractionPercent
     | EnumMeaningChange
     | TimezoneChange
-    | IdentifierSwap,
+    | IdentifierSwap
+    | NewDefaultParam
+    | RoleSwap
+    | OrderCut
+    | IndexBase
+    | FilterSemantics
+    | FormatDefault,
     Field(discriminator="op"),
 ]
 """Every operator, discriminated by its ``op`` field."""

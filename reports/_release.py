@@ -31,11 +31,12 @@ from reports._accounting import (
 )
 from reports._adapted import ReleasedAdaptation, released_adaptations
 from reports._matrix import Cell, build_matrix, noise_check_bundles
+from reports._pins import ReleasedPin, released_pins
 from reports._publish import publish_files
 from reports._published import FileRef, published_files, released_bundles
 from reports._summary import WindowOverride, sandbox_counts, window_overrides
 from reports.errors import ReportError
-from runner import TrialRecord, phase_accounting, store_for
+from runner import TrialRecord, checked_rows, cycle_store, latest, phase_accounting
 from submissions import SUBMISSION_EVENT, BundleStore
 
 RELEASE_FILE = "release.json"
@@ -75,13 +76,13 @@ class ReleasedSubmission(_Frozen):
 class ReleaseStatement(_Frozen):
     """What the operator signs."""
 
-    v: Literal[6] = Field(
-        default=6,
+    v: Literal[6, 7] = Field(
+        default=7,
         description="Format version: 2 adds the evaluation size, accounting and summary; 3 the "
         "red-team gate; 4 the adaptations, adapted cells and burned splits; 5 the published "
         "traces, artifacts and interface files; 6 closed-form cell statistics (CellMetrics v4: "
         "stratified t intervals, the critical test, Fieller retention, test families; no "
-        "bootstrap).",
+        "bootstrap); 7 the ledger's pins on the trials.",
     )
     cycle: str = Field(description="Cycle id.")
     created_at: str = Field(description="When the release was built (RFC 3339, UTC).")
@@ -132,6 +133,12 @@ class ReleaseStatement(_Frozen):
         "artifact changes, cost, leak verdict and access log.",
     )
     cells: tuple[Cell, ...] = Field(description="The transfer matrix.")
+    records: tuple[ReleasedPin, ...] = Field(
+        default=(),
+        description="Per phase, the run.<phase> ledger entry's pin on every stored attempt "
+        "and the pinned attempts the trials file does not hold (format 7; none in 6, or for a "
+        "phase run before pins).",
+    )
 
 
 class SignedRelease(_Frozen):
@@ -231,7 +238,10 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
     ``accept_invalid`` invalid trials are published, recorded as accepted in the release and
     counted on every cell they touch. Missing trials are never accepted, nor a spec whose
     evaluation size differs from the committed one, nor verifiers that fail the red-team gate
-    (whose result the release records), nor a trial whose trace is not in the store. Beside
+    (whose result the release records), nor a trial whose trace is not in the store, nor a
+    store that fails its checks (``runner._pin``: a record altered, removed or added outside
+    vwt, or stored after its phase's last ledger pin); the release publishes those pins
+    (``reports._pins``). Beside
     the release and its trials file it publishes every released trial's trace, every bundle
     those trials used and every served interface as a version file (see
     ``reports._published``); all of them are written atomically: a failed write leaves the
@@ -240,8 +250,9 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
     cycle.require_state(CycleState.revealed, CycleState.released, action="build the release")
     _require_committed_size(cycle)
     gate = require_gate(cycle.spec, "the release")
-    store = store_for(cycle.home)
-    by_phase = {p: store.records(p) for p in RELEASED_PHASES}
+    store = cycle_store(cycle)
+    rows = {p: checked_rows(cycle, store, p, pinned_only=True)[0] for p in RELEASED_PHASES}
+    by_phase = {p: latest(rows[p]) for p in RELEASED_PHASES}
     accounting = [phase_accounting(cycle, p, by_phase[p]) for p in RELEASED_PHASES]
     require_complete(accounting, cycle.home, accept_invalid=accept_invalid)
     public = cycle.paths.public
@@ -297,6 +308,7 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
         redteam=gate,
         adaptations=adaptations,
         cells=tuple(cells),
+        records=released_pins(cycle, rows, records),
     )
     data = rfc8785.dumps(statement.model_dump(mode="json"))
     signed = SignedRelease(

@@ -24,7 +24,7 @@ from reports._stats_arms import OUTCOMES
 from reports._traces import parse_trace, read_trace
 from reports._verify import MAX_TRIALS_BYTES, read_release
 from reports.errors import ReportError
-from runner import TrialRecord, store_for
+from runner import TrialRecord, checked_records, store_for
 
 PHASES = ("dev", "frozen", "adapted")
 ARMS = ("with", "without")
@@ -80,7 +80,8 @@ def release_trials(path: Path) -> TrialSet:
 
 
 def store_trials(home: Path) -> TrialSet:
-    """The trials in a cycle's store (operator side): every key's latest attempt, every phase."""
+    """The trials in a cycle's store (operator side): every key's latest attempt, every phase,
+    once the store is found intact against its MACs and the ledger's pins (``checked_records``)."""
     cycle = Cycle.open(home)
     store = store_for(home)
     source = cycle.source
@@ -104,7 +105,10 @@ def store_trials(home: Path) -> TrialSet:
         return parse_trace(data, f"{sha[:16]}… in {store.path}")
 
     return TrialSet(
-        where=str(store.path), records=store.records(), conditions=conditions, trace=trace
+        where=str(store.path),
+        records=checked_records(cycle),
+        conditions=conditions,
+        trace=trace,
     )
 
 

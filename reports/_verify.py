@@ -23,6 +23,7 @@ from reports._adapted import check_access_log, sealed_of
 from reports._calls import check_calls
 from reports._complete import check_complete
 from reports._matrix import Cell, build_matrix
+from reports._pins import check_pins
 from reports._published import (
     REPUBLISH,
     FileRef,
@@ -48,6 +49,8 @@ MAX_RELEASE_BYTES = MAX_FILE_BYTES
 MAX_TRIALS_BYTES = 1024 * 1024 * 1024
 """Largest trials file read."""
 FORMAT = ReleaseStatement.model_fields["v"].default
+OLDEST_FORMAT = 6
+"""The oldest release format this vwt reads (6: closed-form cell statistics; 7 adds pins)."""
 """The release format this vwt builds and reads."""
 
 
@@ -90,6 +93,11 @@ class VerifiedRelease(BaseModel):
         description="Interface version files, each equal to the release's definition."
     )
     window_overrides: tuple[WindowOverride, ...] = Field(description="As the release states.")
+    ledger_pinned: tuple[str, ...] = Field(
+        default=(),
+        description="Phases whose released trials recompute the digest the cycle's ledger "
+        "pinned (format 7).",
+    )
 
 
 def _first_errors(e: ValidationError) -> str:
@@ -109,10 +117,11 @@ def read_release(path: Path) -> SignedRelease:
         return SignedRelease.model_validate_json(data)
     except ValidationError as e:
         version = _format_version(data)
-        if version is not None and version < FORMAT:
+        if version is not None and version < OLDEST_FORMAT:
             raise ReportError(
                 f"release {file} is format v{version}, built by an older vwt; this vwt reads "
-                f"v{FORMAT} (whose cell statistics are closed-form: stratified t intervals, "
+                f"v{OLDEST_FORMAT} and later (whose cell statistics are closed-form: stratified "
+                "t intervals, "
                 "the critical test, Fieller retention)",
                 "rebuild it with `vwt report build` (the operator), or read it with the vwt "
                 "that built it",
@@ -140,7 +149,8 @@ def _format_version(data: bytes) -> int | None:
 
 
 def _check_signature(signed: SignedRelease, expected_key: str | None) -> None:
-    data = rfc8785.dumps(signed.release.model_dump(mode="json"))
+    # What was read, no more: a format-6 statement signed without the fields 7 added.
+    data = rfc8785.dumps(signed.release.model_dump(mode="json", exclude_unset=True))
     if not verify_signature(signed.public_key, data, signed.signature):
         raise ReportError(
             "the release's signature does not verify under its public key "
@@ -407,8 +417,10 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
     submission × target, each with the access log the release pins and no read of a sealed
     task; that the burned marks follow from the trials; that every record's trace is published
     and hashes to its pin (a missing trace fails); that every bundle a trial used is published
-    and its recomputed hash is its own; and that every interface file is the version file of
-    the release's definition. Raises ReportError saying what failed, naming the file.
+    and its recomputed hash is its own; that every interface file is the version file of
+    the release's definition; and (format 7) that the trials of each pinned phase, with the
+    attempts the release withholds, recompute the digest the cycle's ledger pinned. Raises
+    ReportError saying what failed, naming the file.
     """
     signed = read_release(path)
     file = path / RELEASE_FILE if path.is_dir() else path
@@ -443,6 +455,9 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
     )
     cells = _check_cells(r, records, noise_checks)
     interface_files = check_interfaces(folder, r.interface_files, r.interfaces)
+    if r.v < 7 and r.records:
+        raise ReportError(f"a format-{r.v} release carries no ledger pins", REPUBLISH)
+    pinned = check_pins(r.records, records)
     return VerifiedRelease(
         path=file,
         cycle=r.cycle,
@@ -472,4 +487,5 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
         artifacts=artifacts,
         interface_files=interface_files,
         window_overrides=r.window_overrides,
+        ledger_pinned=pinned,
     )

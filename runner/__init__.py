@@ -19,6 +19,17 @@ from runner._phase import (
     run_phase,
     store_for,
 )
+from runner._pin import (
+    PIN_FIELD,
+    RecordsPin,
+    checked_records,
+    checked_rows,
+    cycle_store,
+    last_pin,
+    latest,
+    pin_phase,
+    records_digest,
+)
 from runner._plan import plan_phase
 from runner._ray import ADDRESS_ENV, start_ray
 from runner._records import Batch, TrialRecord, TrialSpec, trial_key
@@ -43,7 +54,7 @@ from runner._sandbox_base import (
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import DEFAULT_IMAGE, docker_status, remove_stale_sandboxes
 from runner._sandbox_local import LocalSandbox
-from runner._store import TrialStore
+from runner._store import StoredRow, TrialStore, canonical_record, record_leaf
 from runner._worker import Called, Item, Row, run_batch, stream_batch
 from runner.errors import RunnerError
 
@@ -55,6 +66,7 @@ __all__ = [
     "LOCK_NAME",
     "MAX_ATTEMPTS",
     "NOBODY",
+    "PIN_FIELD",
     "Accounting",
     "Batch",
     "Called",
@@ -69,6 +81,7 @@ __all__ = [
     "Mount",
     "OutputRefused",
     "Progress",
+    "RecordsPin",
     "ReplaySource",
     "ReplaySummary",
     "ReplayedTrial",
@@ -78,11 +91,16 @@ __all__ = [
     "Sandbox",
     "SandboxKind",
     "SandboxProcess",
+    "StoredRow",
     "TrialRecord",
     "TrialSpec",
     "TrialStore",
     "account",
+    "canonical_record",
     "check_evaluation_size",
+    "checked_records",
+    "checked_rows",
+    "cycle_store",
     "dev_condition",
     "dev_store",
     "docker_status",
@@ -90,9 +108,14 @@ __all__ = [
     "execute",
     "home_lock",
     "invalid_trials_error",
+    "last_pin",
+    "latest",
     "make_sandbox",
     "phase_accounting",
+    "pin_phase",
     "plan_phase",
+    "record_leaf",
+    "records_digest",
     "remove_stale_sandboxes",
     "replay_trials",
     "resolve_sandbox_kind",

@@ -10,6 +10,7 @@ from conditions import Condition, Cycle, CycleSpec, CycleState
 from runner._accounting import Accounting, account
 from runner._execute import MAX_ATTEMPTS, Execution, Progress, execute
 from runner._lock import home_lock
+from runner._pin import PIN_FIELD, checked_records, checked_rows, cycle_store, pin_phase
 from runner._plan import plan_phase
 from runner._records import Batch, TrialRecord
 from runner._store import TrialStore
@@ -24,7 +25,8 @@ RERUN_HINT = (
 
 
 def store_for(home: Path) -> TrialStore:
-    """The trial store of the cycle in ``home``."""
+    """The trial store of the cycle in ``home``, as it is (unchecked; readers of a cycle's
+    trials use ``checked_records``)."""
     return TrialStore(home / "vwt.sqlite")
 
 
@@ -101,13 +103,13 @@ def phase_accounting(
 ) -> Accounting:
     """The accounting of a cycle phase ('frozen' or 'adapted') now: its plan (the committed
     evaluation size, the submitted bundles, the evaluation conditions) against the store's
-    records of the phase (``records``, when the caller has read them already). The adapted
-    phase plans the recorded adapted bundles that changed (``adapted_bundles``). Starts
-    nothing."""
+    records of the phase (``records``, when the caller has read them already; else read and
+    checked, ``checked_records``). The adapted phase plans the recorded adapted bundles that
+    changed (``adapted_bundles``). Starts nothing."""
     _state(phase)
     plan = _plan(cycle, phase, submitted_bundles(cycle) if phase == "frozen" else [])
     if records is None:
-        records = store_for(cycle.home).records(phase)
+        records = checked_records(cycle, phase)
     return account(phase, plan, records)
 
 
@@ -156,9 +158,11 @@ def run_phase(
     Refused (BenchmarkError, nothing run or written) when the verifier red-team gate fails
     for a family the cycle uses; its result goes into the ledger entry.
 
-    Holds the home's lock: a second process on the same home is refused. Trials with a valid
-    record are not repeated; invalid ones are retried up to ``max_attempts`` attempts each. The
-    ledger gets ``run.<phase>`` with the accounting. The adapted phase runs only the adapted
+    Holds the home's lock: a second process on the same home is refused. The stored records
+    of the phase are checked first (``runner._pin``): a store edited outside vwt is refused,
+    not pinned. Trials with a valid record are not repeated; invalid ones are retried up to
+    ``max_attempts`` attempts each. The ledger gets ``run.<phase>`` with the accounting and
+    the pin of every record of the phase stored so far. The adapted phase runs only the adapted
     bundles that changed, in their targets, without a baseline arm (``_plan``).
 
     Fails closed: if any planned trial has no record afterwards, raises RunnerError (run it
@@ -172,7 +176,8 @@ def run_phase(
     with home_lock(cycle.home):
         cycle.require_state(state, action=f"run the {phase} evaluation")
         check_cycle_spec(cycle.spec)
-        store = store_for(cycle.home)
+        store = cycle_store(cycle)
+        checked_rows(cycle, store, phase)
         bundles = submitted_bundles(cycle) if phase == "frozen" else []
         if phase == "frozen" and not bundles:
             raise RunnerError(f"cycle {cycle.id} has no submissions", "submit bundles while open")
@@ -186,7 +191,8 @@ def run_phase(
             progress=progress,
             cache=cache_stores(cycle.home) if cache else (),
         )
-        accounting = account(phase, batches, store.records(phase))
+        records, pin = pin_phase(cycle, phase, store)
+        accounting = account(phase, batches, records)
         adapted = {}
         if phase == "adapted":
             changed = len({b.hash for _, b in adapted_bundles(cycle)})
@@ -203,6 +209,7 @@ def run_phase(
                 "first_invalid": execution.first_invalid,
                 "failed_batches": execution.failed_batches,
                 "redteam": gate,
+                PIN_FIELD: pin.model_dump(mode="json"),
             },
         )
     if not accounting.complete:

@@ -140,6 +140,8 @@ class Sandbox(abc.ABC):
     """Bytes of each of stdout and stderr ``exec`` keeps."""
     python: tuple[str, ...] = ("python3",)
     """The interpreter that runs standard-library scripts (a family backend) in the sandbox."""
+    user: tuple[int, int] | None = None
+    """The (uid, gid) its commands run as; None: this process's own user."""
 
     async def __aenter__(self) -> Self:
         await self.start()

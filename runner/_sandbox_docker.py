@@ -34,8 +34,9 @@ from runner._sandbox_base import (
 from runner._sandbox_proc import LINE_LIMIT
 from runner.errors import RunnerError
 
-DEFAULT_IMAGE = "vwt-sandbox:bookworm"
-"""The image `make sandbox` builds locally: Debian bookworm minbase plus python3."""
+DEFAULT_IMAGE = os.environ.get("VWT_SANDBOX_IMAGE", "").strip() or "vwt-sandbox:bookworm"
+"""The image `make sandbox` builds locally (Debian bookworm minbase, python3 and the MCP SDK);
+``VWT_SANDBOX_IMAGE`` names another, as it does for scripts/sandbox-setup.sh."""
 
 LABEL = "org.vwt.sandbox"
 """Label on every sandbox container; its ``.owner`` variant says which host process owns it."""
@@ -96,6 +97,8 @@ class DockerSandbox(Sandbox):
     """
 
     kind = "docker"
+    user: tuple[int, int]
+    """The (uid, gid) its commands run as."""
 
     def __init__(
         self,

@@ -10,21 +10,31 @@ import docker.errors
 from runner._docker_api import engine, engine_address, engine_error, forget_engine
 from runner._sandbox_docker import DEFAULT_IMAGE, LABEL
 
+MCP_LABEL = "org.vwt.sandbox.mcp"
+"""Image label naming the MCP SDK the image holds (scripts/sandbox-setup.sh sets it): the
+family servers in a sandbox need it."""
+
 
 def docker_status(image: str = DEFAULT_IMAGE) -> tuple[bool, str]:
     """Whether Docker sandboxes can run here: the engine ``DOCKER_HOST`` names (default: the
-    local socket) answers and ``image`` is present.
+    local socket) answers and ``image`` is present, with the MCP SDK (an image of an older
+    recipe has none: every batch would fail).
 
     Returns ``(available, reason)``; the reason says what is missing, or what is there.
     """
     where = engine_address()
     try:
-        engine().images.get(image)
+        labels = engine().images.get(image).labels or {}
     except docker.errors.ImageNotFound:
         return False, f"the Docker image {image} is not built (engine {where})"
     except docker.errors.DockerException as e:
         forget_engine()
         return False, f"the Docker engine at {where} does not answer ({engine_error(e)})"
+    if not labels.get(MCP_LABEL, "").strip():
+        return (
+            False,
+            f"the Docker image {image} has no MCP SDK (an older recipe): run `make sandbox`",
+        )
     return True, f"the Docker engine at {where} answers and image {image} is present"
 
 

@@ -70,7 +70,7 @@ class LocalSandbox(Sandbox):
         self._procs: list[asyncio.subprocess.Process] = []
 
     @property
-    def user(self) -> tuple[int, int] | None:
+    def user(self) -> tuple[int, int] | None:  # type: ignore[override]
         """The (uid, gid) commands run as, or None when they run as this process's user."""
         return self._user
 

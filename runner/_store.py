@@ -4,19 +4,27 @@ A trial key may have several attempts (an invalid attempt is retried); ``(key, a
 the primary key and at most one attempt per key is valid, both enforced by the schema. The
 store is checked (``PRAGMA quick_check``) when opened, and a store of the first format (one row
 per key) is migrated in place, its rows becoming attempt 1.
+
+Each row also has its place in the order rows were stored (``seq``: what a ledger pin covers,
+``runner._pin``) and, when the store is opened with a ``mac``, the MAC of its record. Records
+are stored as their RFC 8785 canonical JSON, the bytes a record's leaf hash covers. A store
+from before (no ``seq`` column) gets one, numbered in its rows' order, and no MACs.
 """
 
 from __future__ import annotations
 
 import errno
 import hashlib
+import hmac
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, NamedTuple
 
+import rfc8785
 from pydantic import ValidationError
 
 from benchmark import CachedReply, CacheEntry, CallDocument, ReplayCall, expand
@@ -27,6 +35,34 @@ from runner.errors import RunnerError
 _COLUMNS = (
     "key, attempt, cycle, phase, condition_id, arm, bundle_hash, task_id, trial, outcome, record"
 )
+_LEAF = b"vwt/trial-record\x00"
+
+Mac = Callable[[bytes], str]
+"""What authenticates a record: its leaf hash → a MAC (hex)."""
+
+
+def canonical_record(record: TrialRecord) -> bytes:
+    """The RFC 8785 canonical JSON of ``record`` (as stored, and as a release publishes it)."""
+    return rfc8785.dumps(record.model_dump(mode="json"))
+
+
+def record_leaf(canonical: bytes) -> bytes:
+    """The leaf hash of a record's canonical JSON (what MACs and ledger pins cover)."""
+    return hashlib.sha256(_LEAF + canonical).digest()
+
+
+class StoredRow(NamedTuple):
+    """One stored attempt as it is in the store: its indexed columns, place, MAC and record,
+    the record's leaf hash, and whether the MAC is the record's under the store's ``mac``."""
+
+    columns: dict[str, Any]
+    seq: int | None
+    mac: str | None
+    record: TrialRecord
+    leaf: bytes
+    signed: bool
+
+
 _TRIALS = """
 CREATE TABLE IF NOT EXISTS trials (
     key TEXT NOT NULL,
@@ -40,6 +76,8 @@ CREATE TABLE IF NOT EXISTS trials (
     trial INTEGER NOT NULL,
     outcome TEXT NOT NULL,
     record TEXT NOT NULL,
+    seq INTEGER,
+    mac TEXT,
     PRIMARY KEY (key, attempt)
 )"""
 _INDEXES = (
@@ -109,12 +147,14 @@ def _store_error(path: Path, e: Exception) -> RunnerError:
 class TrialStore:
     """Every attempt of every trial. Only the driver writes; workers return records."""
 
-    def __init__(self, db_path: Path) -> None:
+    def __init__(self, db_path: Path, *, mac: Mac | None = None) -> None:
         """Open ``db_path`` (created 0600 if absent), check it, and create or migrate the tables.
 
-        Raises RunnerError if the file is corrupt or cannot be used.
+        With ``mac``, every record inserted carries the MAC of its leaf hash. Raises
+        RunnerError if the file is corrupt or cannot be used.
         """
         self.path = db_path
+        self.mac = mac
         try:
             create_private_file(db_path)
         except OSError as e:
@@ -158,9 +198,22 @@ class TrialStore:
                         f"{_COLUMNS.replace('attempt', '1')} FROM trials_v1"
                     )
                     db.execute("DROP TABLE trials_v1")
+                    db.execute("UPDATE trials SET seq = rowid")
+                elif columns and "seq" not in columns:
+                    # The second format: no place or MAC. Its rows keep their order, unsigned.
+                    db.execute("ALTER TABLE trials ADD COLUMN seq INTEGER")
+                    db.execute("ALTER TABLE trials ADD COLUMN mac TEXT")
+                    db.execute("UPDATE trials SET seq = rowid")
                 db.execute(_TRIALS)
-                for statement in _INDEXES:
-                    db.execute(statement)
+                try:
+                    for statement in _INDEXES:
+                        db.execute(statement)
+                except sqlite3.IntegrityError:  # the one-valid-attempt index, dropped and broken
+                    raise RunnerError(
+                        f"the trial store {self.path} holds two valid attempts of one trial",
+                        "the trial store was edited outside vwt: restore the home's vwt.sqlite "
+                        "from a backup, or treat the cycle's results as compromised",
+                    ) from None
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
@@ -198,14 +251,21 @@ class TrialStore:
                 "INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?)",
                 ((e.request_sha, e.model, e.seed, e.reply.model_dump_json()) for e in replies),
             )
+            (last,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM trials").fetchone()
             for record, trace in rows:
-                record_json = record.model_dump_json()
+                canonical = canonical_record(record)
+                mac = self.mac(record_leaf(canonical)) if self.mac is not None else None
                 try:
                     db.execute(
-                        f"INSERT INTO trials ({_COLUMNS}) VALUES (:key, :attempt, :cycle, "
-                        ":phase, :condition_id, :arm, :bundle_hash, :task_id, :trial, :outcome, "
-                        ":record)",
-                        {**record.row(), "record": record_json},
+                        f"INSERT INTO trials ({_COLUMNS}, seq, mac) VALUES (:key, :attempt, "
+                        ":cycle, :phase, :condition_id, :arm, :bundle_hash, :task_id, :trial, "
+                        ":outcome, :record, :seq, :mac)",
+                        {
+                            **record.row(),
+                            "record": canonical.decode(),
+                            "seq": last + n + 1,
+                            "mac": mac,
+                        },
                     )
                 except sqlite3.IntegrityError as e:
                     raise RunnerError(
@@ -319,6 +379,47 @@ class TrialStore:
                 for sha, reply in db.execute(sql, [model, *chunk]):
                     out[sha] = CachedReply.model_validate_json(reply)
         return out
+
+    def phases(self) -> list[str]:
+        """The phases the store holds records of, sorted."""
+        with self._connect() as db:
+            return [p for (p,) in db.execute("SELECT DISTINCT phase FROM trials ORDER BY phase")]
+
+    def rows(self, phase: str | None = None) -> list[StoredRow]:
+        """Every stored attempt (of one phase, if given) as it is stored, by key then attempt;
+        RunnerError naming the first whose record does not parse."""
+        where, args = ("WHERE phase = ?", (phase,)) if phase is not None else ("", ())
+        names = ["key", "attempt", "cycle", "phase", "condition_id", "arm", "bundle_hash"]
+        names += ["task_id", "trial", "outcome"]
+        with self._connect() as db:
+            sql = f"SELECT {', '.join(names)}, seq, mac, record FROM trials {where}"
+            rows = db.execute(sql + " ORDER BY key, attempt", args).fetchall()
+        out = []
+        for *values, seq, mac, text in rows:
+            columns = dict(zip(names, values, strict=True))
+            try:
+                record = TrialRecord.model_validate_json(text)
+            except ValidationError:
+                raise RunnerError(
+                    f"the trial store {self.path} holds a malformed record (trial "
+                    f"{str(columns['key'])[:16]}…, attempt {columns['attempt']})",
+                    "it was edited outside vwt: restore the store from a backup, or treat the "
+                    "cycle's results as compromised",
+                ) from None
+            out.append(StoredRow(columns, seq, mac, record, *self._leaf(text, record, mac)))
+        return out
+
+    def _leaf(self, text: str, record: TrialRecord, mac: str | None) -> tuple[bytes, bool]:
+        """The leaf hash of a stored record and whether ``mac`` is its MAC. A record stored by
+        this vwt is canonical JSON already: when the MAC of its text verifies, its text is the
+        canonical form and is not computed again (the slow part of reading)."""
+        if mac is None or self.mac is None:
+            return record_leaf(canonical_record(record)), False
+        raw = record_leaf(text.encode())
+        if hmac.compare_digest(self.mac(raw), mac):
+            return raw, True
+        leaf = record_leaf(canonical_record(record))
+        return leaf, hmac.compare_digest(self.mac(leaf), mac)
 
     def trace(self, sha256: str) -> bytes | None:
         """The trace (messages JSON) with this hash, or None.

@@ -14,14 +14,12 @@ from typing import Any, NamedTuple
 
 from benchmark import (
     SHARE_ENV,
-    BackendProcess,
     CacheEntry,
     CallLog,
     Family,
+    McpBackend,
     ModelPolicy,
     TrialResult,
-    backend_argv,
-    backend_files,
     backend_timeout,
     family,
     load_litellm,
@@ -184,10 +182,8 @@ async def run_batch_async(
     served = serve(fam.env_id, batch.interface)
     harness = harness_version(c.harness)
     artifacts = AgentArtifacts.model_validate_json(batch.artifacts_json)
-    files = backend_files(fam)
-    mounts = [Mount(host, target) for target, host in files.items()]
-    sandbox = make_sandbox(sandbox_kind, mounts=mounts)
-    python = list(sandbox.python)  # the interpreter for the stdlib-only backend
+    backend = McpBackend.of(fam)
+    sandbox = make_sandbox(sandbox_kind, mounts=[Mount(*m) for m in backend.mounts()])
     limit = asyncio.Semaphore(concurrency)
     node = _ray_node()
     # Requests carry the trial seed (shared by every arm) and the arm, so that arms share
@@ -210,7 +206,7 @@ async def run_batch_async(
 
     make_log = logs or default_log
 
-    async def one(spec: TrialSpec, backend: BackendProcess) -> Row:
+    async def one(spec: TrialSpec) -> Row:
         async with limit:
             started = _now()
             task = tasks[spec.task_index]
@@ -221,14 +217,13 @@ async def run_batch_async(
                     task,
                     served,
                     backend,
-                    spec.key,
                     model=c.model.model,
                     harness=harness,
                     artifacts=artifacts,
                     seed=request_seed(spec.seed, arm),
                     endpoint=batch.endpoint,
                 )
-        trace = _trace(result.run.messages, secrets)
+        trace = _trace(result.run.trace(), secrets)
         sha = hashlib.sha256(trace).hexdigest()
         calls = log.document()
         record = _record(
@@ -239,12 +234,8 @@ async def run_batch_async(
             emit(row)
         return row
 
-    async with sandbox:
-        backend = BackendProcess(await sandbox.spawn(backend_argv(python)))
-        try:
-            return await asyncio.gather(*(one(s, backend) for s in batch.trials))
-        finally:
-            await backend.close()
+    async with sandbox, backend.serve(sandbox):
+        return await asyncio.gather(*(one(s) for s in batch.trials))
 
 
 class BatchFailed(Exception):

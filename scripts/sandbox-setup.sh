@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Make the Docker sandbox usable: the engine installed and answering, and the image
 # vwt-sandbox:bookworm (Debian minbase + python3, run as nobody 65534:65534 by default, with
-# the repository's scripts/sandbox-image/ at /opt/vwt/) built locally. Never pulls from a
-# registry.
+# the repository's scripts/sandbox-image/ at /opt/vwt/ and the MCP SDK of
+# scripts/sandbox-site.txt with its dependencies at /opt/vwt-site/) built locally. Never pulls
+# from a Docker registry; the SDK's wheels come from PyPI through the host's pip.
 #
 # Two steps: a base image (debootstrap, about a minute) and the image itself, the base plus
-# /opt/vwt (seconds). The image's recipe id includes a digest of scripts/sandbox-image/, so a
-# change there rebuilds only the second step.
+# /opt/vwt and /opt/vwt-site (seconds, plus the wheels' download). The image's recipe id
+# includes digests of scripts/sandbox-image/ and scripts/sandbox-site.txt, so a change there
+# rebuilds only the second step.
 #
 # Idempotent: when everything is present it only asks the engine two questions and exits.
 # On failure it prints one line saying what could not be done and exits non-zero; `make test`
 # ignores that, and the Docker tests then skip with the reason.
 #
 # Environment: VWT_SANDBOX_IMAGE (image name), VWT_DEBIAN_MIRROR (debootstrap mirror),
-# VWT_DOCKERD_LOG (where a dockerd started here logs).
+# VWT_DOCKERD_LOG (where a dockerd started here logs), VWT_PIP_PYTHON (the interpreter whose
+# pip downloads the SDK's wheels; default python3; the Makefile passes its venv's).
 set -euo pipefail
 
 IMAGE="${VWT_SANDBOX_IMAGE:-vwt-sandbox:bookworm}"
@@ -21,9 +24,14 @@ BASE_IMAGE="$IMAGE-base"
 # Bump when build_base changes, so existing base images are rebuilt.
 BASE_RECIPE=2
 # Bump when build_image changes.
-LAYER_RECIPE=1
+LAYER_RECIPE=3
 OPT_SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/sandbox-image"
 OPT_TARGET=/opt/vwt
+SITE_REQUIREMENTS="$(dirname "$OPT_SOURCE")/sandbox-site.txt"
+SITE_TARGET=/opt/vwt-site
+# The image's interpreter (Debian bookworm's python3), for which the wheels are chosen.
+SITE_PYTHON_VERSION=3.11
+PIP_PYTHON="${VWT_PIP_PYTHON:-python3}"
 SUITE=bookworm
 DOCKERD_LOG="${VWT_DOCKERD_LOG:-/var/log/vwt-dockerd.log}"
 BUILD_LOG=/var/log/vwt-sandbox-build.log
@@ -52,6 +60,26 @@ opt_digest() {
     [[ -d "$OPT_SOURCE" ]] || fail "$OPT_SOURCE is missing"
     (cd "$OPT_SOURCE" && find . -name __pycache__ -prune -o -type f -print0 |
         LC_ALL=C sort -z | xargs -0 -r sha256sum) | sha256sum | cut -c1-16
+}
+
+site_digest() {
+    [[ -f "$SITE_REQUIREMENTS" ]] || fail "$SITE_REQUIREMENTS is missing"
+    sha256sum <"$SITE_REQUIREMENTS" | cut -c1-16
+}
+
+# The SDK and its dependencies, as wheels for the image's CPython on this machine's
+# architecture (glibc wheels up to bookworm's 2.36), unpacked into directory $1.
+download_site() {
+    local dir=$1 arch platforms=()
+    arch=$(uname -m)
+    for tag in manylinux2014 manylinux_2_17 manylinux_2_28 manylinux_2_34; do
+        platforms+=(--platform "${tag}_$arch")
+    done
+    say "installing $(grep -v '^#' "$SITE_REQUIREMENTS" | xargs) for CPython $SITE_PYTHON_VERSION into $SITE_TARGET"
+    "$PIP_PYTHON" -m pip install --quiet --no-compile --disable-pip-version-check --target "$dir" \
+        --only-binary=:all: --implementation cp --python-version "$SITE_PYTHON_VERSION" \
+        "${platforms[@]}" -r "$SITE_REQUIREMENTS" >>"$BUILD_LOG" 2>&1 ||
+        fail "pip could not fetch the MCP SDK's wheels (see $BUILD_LOG); is PyPI reachable?"
 }
 
 apt_install() {
@@ -126,25 +154,35 @@ build_base() {
     say "built $BASE_IMAGE"
 }
 
-# The base plus scripts/sandbox-image/ at /opt/vwt/: root-owned, directories 0755 and files
-# 0644 (0755 if executable), so the sandbox user reads but never changes it.
+# The base plus scripts/sandbox-image/ at /opt/vwt/ and the SDK at /opt/vwt-site/: root-owned,
+# directories 0755 and files 0644 (0755 if executable), so the sandbox user reads but never
+# changes them.
 build_image() {
-    local recipe=$1 container previous
+    local recipe=$1 container previous site
     previous=$(docker image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)
-    say "building $IMAGE: $BASE_IMAGE + $OPT_SOURCE at $OPT_TARGET"
+    site=$(mktemp -d /var/tmp/vwt-sandbox-site.XXXXXX)
+    trap 'rm -rf "$site"' EXIT
+    download_site "$site/$(basename "$SITE_TARGET")"
+    say "building $IMAGE: $BASE_IMAGE + $OPT_SOURCE at $OPT_TARGET + the SDK at $SITE_TARGET"
     container=$(docker create "$BASE_IMAGE") || fail "docker create $BASE_IMAGE failed"
-    trap 'docker rm --force "$container" >/dev/null 2>&1' EXIT
+    trap 'docker rm --force "$container" >/dev/null 2>&1; rm -rf "$site"' EXIT
     tar -C "$(dirname "$OPT_SOURCE")" --exclude=__pycache__ --owner=0 --group=0 \
         --numeric-owner --mode='u=rwX,go=rX,u-s,g-s' \
         --transform "s,^$(basename "$OPT_SOURCE"),$(basename "$OPT_TARGET")," \
         -c "$(basename "$OPT_SOURCE")" |
         docker cp - "$container:$(dirname "$OPT_TARGET")" ||
         fail "could not copy $OPT_SOURCE into $IMAGE"
+    tar -C "$site" --exclude=__pycache__ --owner=0 --group=0 --numeric-owner \
+        --mode='u=rwX,go=rX,u-s,g-s' -c "$(basename "$SITE_TARGET")" |
+        docker cp - "$container:$(dirname "$SITE_TARGET")" ||
+        fail "could not copy the MCP SDK into $IMAGE"
     docker commit \
         --change "ENV VWT_SANDBOX_OPT=$OPT_TARGET" \
         --change "LABEL org.vwt.sandbox.recipe=$recipe" \
+        --change "LABEL org.vwt.sandbox.mcp=$(grep -v '^#' "$SITE_REQUIREMENTS" | xargs)" \
         "$container" "$IMAGE" >/dev/null || fail "docker commit of $IMAGE failed"
     docker rm --force "$container" >/dev/null
+    rm -rf "$site"
     trap - EXIT
     # The image this one replaces, once untagged, is a leftover (unless a container uses it).
     if [[ -n "$previous" && "$(docker image inspect --format '{{len .RepoTags}}' "$previous" 2>/dev/null)" == 0 ]]; then
@@ -155,7 +193,7 @@ build_image() {
 
 main() {
     local recipe
-    recipe="$BASE_RECIPE.$LAYER_RECIPE-$(opt_digest)"
+    recipe="$BASE_RECIPE.$LAYER_RECIPE-$(opt_digest)-$(site_digest)"
     if engine_answers && [[ "$(recipe_of "$IMAGE")" == "$recipe" ]]; then
         say "ready: engine answers, image $IMAGE present"
         return 0

@@ -127,7 +127,12 @@ def import_upload(
     cycle: Cycle, submitter: str, submission: str, target: str, packed_path: Path, minutes: int
 ) -> dict[str, Any]:
     """Record the packed bundle at ``packed_path`` as ``submitter``'s adaptation of
-    ``submission`` to ``target`` that took ``minutes``; the ``PairOutcome`` as JSON."""
+    ``submission`` to ``target`` that took ``minutes``; the ``PairOutcome`` as JSON, without
+    the leak verdict.
+
+    The verdict (sealed task ids, overlaps with sealed requests and answers) waits for the
+    release: shown now, an upload holding the sealed tasks regenerated under many guesses of
+    the cycle seed would learn which guess is right."""
     _require_adaptation(cycle)
     _own_pair(cycle, submitter, submission, target)
     try:
@@ -141,7 +146,7 @@ def import_upload(
         outcome = import_pair(cycle, submission, target, packed_path, minutes)
     except AdaptError as e:
         raise _public(e, cycle.home) from None
-    return outcome.model_dump(mode="json")
+    return outcome.model_dump(mode="json") | {"leak": {}}
 
 
 def _member_problem(member: tarfile.TarInfo) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -110,13 +111,16 @@ def run_demo(
     # The demo is not a sealed cycle: without Docker it says so once and runs locally, and
     # the release records the sandbox of every trial. Real cycles refuse that fallback.
     sandbox = resolve_sandbox_kind(sandbox).value
-    cycle = Cycle.init(home, spec, force=force)
+    # Public too: its kit secret, so every run adapts on the same samples.
+    kit_secret = hashlib.sha256(f"vwt/demo-kit\x1f{spec.cycle}\x1f{spec.seed}".encode()).digest()
+    cycle = Cycle.init(home, spec, force=force, kit_secret=kit_secret)
     say(f"cycle {cycle.id} initialised in {home} (operator key {cycle.fingerprint})")
     # The demo draws its pairs from the cycle seed, so every run commits to the same targets
     # and two runs' matrices can be compared; a real cycle's draw is secret.
     targets = cycle.generate(max_conditions, draw_seed=spec.seed)
     say(f"{len(targets)} hidden target conditions generated from the cycle seed")
-    commitment = cycle.commit()
+    # The demo is a public cycle: its embedded spec's seed is printed in vwt's own files.
+    commitment = cycle.commit(public_seed=True)
     say(f"commitment published before any submission: {commitment}")
     cycle.transition(CycleState.open, "demo: submissions open")
     bundles = reference_bundles()

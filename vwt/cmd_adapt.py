@@ -45,12 +45,15 @@ def _line(o: PairOutcome) -> str:
     if c["human_minutes"]:
         cost += f", {c['human_minutes']} human min"
     changed = f"{len(o.changed)} artifact(s) changed" if o.changed else "unchanged"
-    leak = " [bold red]LEAK[/]" if o.leak["flagged"] else ""
+    if o.leak:
+        flag = " [bold red]LEAK[/]" if o.leak["flagged"] else ""
+        leak = f"leak {o.leak['adapted_max_permille'] / 1000:.2f}{flag}"
+    else:  # the service keeps the verdict from submitters until the release
+        leak = "leak verdict in the release"
     done = " (recorded before)" if o.skipped else ""
     return (
         f"{escape(o.submission)} → {o.target}: {escape(o.procedure)}, {changed} "
-        f"({o.adapted[:12]}…), {cost}, leak {o.leak['adapted_max_permille'] / 1000:.2f}"
-        f"{leak}{done}"
+        f"({o.adapted[:12]}…), {cost}, {leak}{done}"
     )
 
 

@@ -112,10 +112,20 @@ def list_(
 
 @app.command()
 @user_errors
-def commit(home: Home = DEFAULT_HOME) -> None:
+def commit(
+    home: Home = DEFAULT_HOME,
+    public_seed: Annotated[
+        bool,
+        typer.Option(
+            "--public-seed",
+            help="Commit although the cycle seed is public (the embedded default's): anyone "
+            "can regenerate the sealed tasks. Recorded in the ledger.",
+        ),
+    ] = False,
+) -> None:
     """Commit to the target conditions and write the signed public commitment."""
     cycle = Cycle.open(home)
-    path = cycle.commit()
+    path = cycle.commit(public_seed=public_seed)
     c = verify_commitment(path).commitment
     console.print(f"committed to {c.tree_size} conditions of cycle {c.cycle}: root {c.root}")
     console.print(f"committed {_size(c.evaluation)}")

@@ -14,7 +14,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from benchmark import check_cycle_spec
-from conditions import NEXT_STEP, PASSPHRASE_ENV, Cycle, CycleSpec, CycleState
+from conditions import (
+    NEXT_STEP,
+    PASSPHRASE_ENV,
+    PUBLIC_SEEDS,
+    Cycle,
+    CycleSpec,
+    CycleState,
+    fresh_seed,
+)
 from vwt._common import DEFAULT_HOME, Home, console, user_errors
 from vwt._json_out import AsJson, emit_json
 
@@ -45,7 +53,8 @@ def init(
         Path | None,
         typer.Option(
             "--spec",
-            help="Cycle spec (YAML or JSON); the embedded default when omitted.",
+            help="Cycle spec (YAML or JSON); the embedded default when omitted. Without a "
+            "seed in it, a fresh secret one is drawn.",
             dir_okay=False,
         ),
     ] = None,
@@ -73,13 +82,27 @@ def init(
         ),
     ] = False,
 ) -> None:
-    """Start a release cycle in HOME (state draft) and print the operator key's fingerprint."""
-    cycle_spec = CycleSpec.load(spec if spec is not None else default_spec_path())
+    """Start a release cycle in HOME (state draft) and print the operator key's fingerprint.
+
+    The cycle seed draws the sealed tasks: without --spec, or with a spec that names no seed,
+    a fresh secret one is drawn (the embedded default's seed is public: `vwt demo` uses it)."""
+    drawn = fresh_seed()
+    if spec is None:
+        cycle_spec = CycleSpec.load(default_spec_path()).model_copy(update={"seed": drawn})
+    else:
+        cycle_spec = CycleSpec.load(spec, seed_if_missing=drawn)
     check_cycle_spec(cycle_spec)
     cycle = Cycle.init(
         home, cycle_spec, force=force, key_path=key, passphrase=_passphrase(encrypt_key)
     )
     console.print(f"cycle [bold]{cycle.id}[/] initialised in {home} (state {cycle.state})")
+    if cycle.spec.seed == drawn:
+        console.print("seed: a fresh secret one, kept in HOME/operator/cycle.json")
+    elif cycle.spec.seed in PUBLIC_SEEDS:
+        console.print(
+            f"[yellow]warning:[/] seed {cycle.spec.seed} is public (the embedded default's); "
+            "`vwt conditions commit` refuses it unless --public-seed"
+        )
     console.print(f"signing key: {cycle.key_path}")
     console.print(f"key fingerprint: [bold]{cycle.fingerprint}[/]  (publish it with the cycle)")
     console.print("next: vwt conditions generate", highlight=False)

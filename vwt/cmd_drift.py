@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -15,7 +17,11 @@ from benchmark import FAMILIES, family_for_env, served_interface
 from drift import (
     KINDS,
     DiffReport,
+    DriftError,
     GenerateConfig,
+    OpSpec,
+    ServedInterface,
+    ToolSet,
     VersionFile,
     classify,
     generate,
@@ -23,9 +29,11 @@ from drift import (
     load_tool_list,
     load_version_file,
     parse_op_spec,
+    parse_tool_list,
     read_base,
+    run_stdio_proxy,
 )
-from vwt._common import console, user_errors
+from vwt._common import console, err_console, user_errors
 
 app = typer.Typer(
     help="Tool-interface drift: generate labelled versions, show them, classify real changes.",
@@ -221,3 +229,78 @@ def ops_cmd() -> None:
         style = CLASS_STYLE[cls.drift_class]
         table.add_row(kind, f"[{style}]{cls.drift_class}[/]", doc, params)
     console.print(table)
+
+
+def _served_for(
+    interface: Path | None, specs: list[OpSpec], seed: int, env: str
+) -> Callable[[ToolSet], ServedInterface]:
+    """How the proxy drifts the upstream server's tools: a version file's operators, or the
+    operators asked for (their unset parameters drawn from ``seed``)."""
+    version = load_version_file(interface) if interface is not None else None
+
+    def served_for(base: ToolSet) -> ServedInterface:
+        if version is None:
+            generated = generate(GenerateConfig(ops=specs, seed=seed, env=env), base, None)
+            return ServedInterface(base, generated.version)
+        if parse_tool_list(version.base, str(interface)).digest() != base.digest():
+            err_console.print(
+                f"warning: {interface}'s base is not the server's tool list; applying its "
+                "operators to the server's tools",
+                highlight=False,
+            )
+        return ServedInterface(base, version.version)
+
+    return served_for
+
+
+@app.command("proxy")
+@user_errors
+def proxy_cmd(
+    command: Annotated[
+        list[str],
+        typer.Argument(help="After '--': the command that starts the upstream stdio MCP server."),
+    ],
+    interface: Annotated[
+        Path | None,
+        typer.Option(help="A version file (vwt drift generate/builtin) whose operators to apply."),
+    ] = None,
+    ops: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--ops",
+            "--op",
+            help="Operator as KIND[:key=value,...] (unset parameters drawn from --seed); "
+            "repeat for several. Kinds: see 'vwt drift ops'.",
+        ),
+    ] = None,
+    ops_file: Annotated[
+        Path | None, typer.Option(help="JSON list of operator specs, each {'op': KIND, ...}.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed for the operator parameters drawn.")] = 0,
+    env: Annotated[str, typer.Option(help="Environment id of the drifted version.")] = "upstream",
+    log: Annotated[
+        Path | None,
+        typer.Option(
+            help="Append each call (served, upstream, error, old readings) as JSON lines."
+        ),
+    ] = None,
+) -> None:
+    """Serve a drifted interface over stdio MCP in front of any stdio MCP server.
+
+    tools/list answers the server's tools changed by the operators; tools/call is validated
+    against them, translated back to the server's own tools, and its result translated
+    forward. Example: vwt drift proxy --ops rename_tool -- node server.js DIR
+    """
+    specs = [parse_op_spec(s) for s in ops or []]
+    if ops_file is not None:
+        specs += load_op_specs(ops_file)
+    if (interface is None) == (not specs):
+        raise DriftError(
+            "give exactly one of --interface or --ops/--ops-file",
+            "e.g. --ops rename_tool, or --interface VERSION.json from 'vwt drift generate'",
+        )
+    if not command:
+        raise DriftError(
+            "no upstream server command", "put it after '--': vwt drift proxy --ops ... -- CMD"
+        )
+    asyncio.run(run_stdio_proxy(command, _served_for(interface, specs, seed, env), log))

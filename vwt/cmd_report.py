@@ -182,6 +182,12 @@ def verify(
         f"{v.interface_files} interface version files, each the release's definition",
         highlight=False,
     )
+    if v.ledger_pinned:
+        tied = ", ".join(v.ledger_pinned)
+        said = f"the {tied} trials recompute the digests the cycle's ledger pinned"
+    else:
+        said = "none (a release of format 6, or of phases run before ledger pins)"
+    console.print(f"ledger pins: {said}", highlight=False)
     if v.accepted_invalid:
         console.print(
             f"[bold yellow]accepted invalid:[/] {v.invalid_trials} invalid trials published by "

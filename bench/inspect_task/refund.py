@@ -5,7 +5,7 @@ Run by bench/inspect_peer.py with the bench venv's interpreter:
 file holding a baseline ``runner.Batch`` (no artifacts); URL is the sim server's OpenAI-
 compatible base URL. Each task of the batch is an Inspect sample, each of its k trials an
 epoch. A sample's tools are the served interface's tools, each backed by the same backend
-vwt uses (one ``BackendProcess`` in a local sandbox, one session per trial, through
+vwt uses (one ``McpBackend`` in a local sandbox, one MCP trial per trial, through
 ``TrialEnvironment``: the same validation, drift oracle and result mapping); the messages
 are the harness's preamble and the task's instruction; every model request carries the
 trial's request seed at temperature 0, as vwt's do. The scorer is the family's end-state
@@ -34,10 +34,8 @@ from inspect_ai.solver import Generate, TaskState, solver
 from inspect_ai.tool import ToolDef, ToolParams
 
 from benchmark import (
-    BackendProcess,
+    McpBackend,
     TrialEnvironment,
-    backend_argv,
-    backend_files,
     classify,
     family,
     serve,
@@ -55,7 +53,7 @@ MODEL = "openai-api/sim/acme-2"
 class Refund:
     """One batch's trials as an Inspect task, over one backend."""
 
-    def __init__(self, batch: Batch, backend: BackendProcess) -> None:
+    def __init__(self, batch: Batch, backend: McpBackend) -> None:
         self.batch, self.backend = batch, backend
         c = batch.condition
         self.family = family(batch.family)
@@ -91,9 +89,7 @@ class Refund:
             async def solve(state: TaskState, generate: Generate) -> TaskState:
                 index = int(state.sample_id)
                 spec = self.trials[(index, state.epoch)]
-                env = TrialEnvironment(
-                    self.family, self.tasks[index], self.served, self.backend, f"inspect/{spec.key}"
-                )
+                env = TrialEnvironment(self.family, self.tasks[index], self.served, self.backend)
                 run = AgentRun()
                 self.envs[(index, state.epoch)] = env, run
                 await env.start()
@@ -148,28 +144,24 @@ def outcomes(logs: list[Any]) -> Counter[str]:
 async def main_async(batch: Batch, url: str, concurrency: int) -> dict[str, Any]:
     os.environ["SIM_BASE_URL"], os.environ["SIM_API_KEY"] = url, "sim"
     os.environ["INSPECT_DISPLAY"] = "none"
-    mounts = [Mount(host, target) for target, host in backend_files(family(batch.family)).items()]
-    sandbox = make_sandbox("local", mounts=mounts)
-    async with sandbox:
-        backend = BackendProcess(await sandbox.spawn(backend_argv(list(sandbox.python))))
-        try:
-            refund = Refund(batch, backend)
-            indexes = sorted(refund.tasks)
-            epochs = max(t.trial for t in batch.trials) + 1
-            options: dict[str, Any] = {
-                "model": MODEL,
-                "log_dir": tempfile.mkdtemp(prefix="vwt-inspect-logs-"),
-                "max_samples": concurrency,
-                "max_connections": concurrency,
-                "fail_on_error": False,
-            }
-            await eval_async(refund.task(indexes[:1], 1), **options)  # warm-up
-            refund = Refund(batch, backend)
-            started = time.perf_counter()
-            logs = await eval_async(refund.task(indexes, epochs), **options)
-            seconds = time.perf_counter() - started
-        finally:
-            await backend.close()
+    backend = McpBackend.of(family(batch.family))
+    sandbox = make_sandbox("local", mounts=[Mount(*m) for m in backend.mounts()])
+    async with sandbox, backend.serve(sandbox):
+        refund = Refund(batch, backend)
+        indexes = sorted(refund.tasks)
+        epochs = max(t.trial for t in batch.trials) + 1
+        options: dict[str, Any] = {
+            "model": MODEL,
+            "log_dir": tempfile.mkdtemp(prefix="vwt-inspect-logs-"),
+            "max_samples": concurrency,
+            "max_connections": concurrency,
+            "fail_on_error": False,
+        }
+        await eval_async(refund.task(indexes[:1], 1), **options)  # warm-up
+        refund = Refund(batch, backend)
+        started = time.perf_counter()
+        logs = await eval_async(refund.task(indexes, epochs), **options)
+        seconds = time.perf_counter() - started
     counts = outcomes(logs)
     return {"trials": sum(counts.values()), "seconds": seconds, "outcomes": dict(counts)}
 

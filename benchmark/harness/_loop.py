@@ -42,7 +42,23 @@ class AgentRun(BaseModel):
     invalid: str | None = Field(default=None, description="Infrastructure failure, if any.")
     notes: list[str] = Field(default_factory=list, description="What the skill runtime did.")
     usage: Usage = Field(default_factory=Usage, description="Model usage.")
-    messages: list[dict[str, Any]] = Field(default_factory=list, description="The trace.")
+    messages: list[dict[str, Any]] = Field(
+        default_factory=list, description="The messages, as the model saw them."
+    )
+    mcp: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="The MCP exchange ({'request', 'result'}) behind each tool message that "
+        "went over MCP, by tool call id.",
+    )
+
+    def trace(self) -> list[dict[str, Any]]:
+        """The messages, each tool message that went over MCP with its exchange under
+        ``mcp``: what a trial's stored trace holds."""
+        out = []
+        for m in self.messages:
+            exchange = self.mcp.get(m.get("tool_call_id", "")) if m.get("role") == "tool" else None
+            out.append({**m, "mcp": exchange} if exchange is not None else m)
+        return out
 
 
 class _Agent:
@@ -191,6 +207,8 @@ class _Agent:
                 result = await self.tool(tc, offered)
                 run.tool_calls += 1
                 run.tool_errors += int(result.is_error)
+                if result.mcp is not None:
+                    run.mcp[tc["id"]] = result.mcp
                 messages.append(
                     {"role": "tool", "tool_call_id": tc["id"], "content": result.content}
                 )

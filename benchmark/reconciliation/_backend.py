@@ -48,14 +48,20 @@ class Backend:
             raise BackendError(f"no {what} {key!r}")
         return record
 
-    def _tool_find_customers(self, query: str) -> dict[str, Any]:
+    def _tool_find_customers(self, query: str, match: str = "all") -> dict[str, Any]:
+        # match: a parameter no reconciliation@1 call sends (the filter drift changes it).
+        # 'all': the query as a whole appears in the name or the email (what the tool always
+        # did); 'any': one of its words does.
+        if match not in ("all", "any"):
+            raise BackendError(f"unknown match {match!r}")
         wanted = query.strip().lower()
+        terms = [wanted] if match == "all" else wanted.split()
+
+        def hit(c: dict[str, Any]) -> bool:
+            return any(t in c["name"].lower() or t in c["email"].lower() for t in terms if t)
+
         found = sorted(
-            (
-                c
-                for c in self.state["customers"].values()
-                if wanted and (wanted in c["name"].lower() or wanted in c["email"].lower())
-            ),
+            (c for c in self.state["customers"].values() if wanted and hit(c)),
             key=lambda c: (c["created"], c["customer_id"]),
         )
         if not found:

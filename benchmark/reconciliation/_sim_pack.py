@@ -111,7 +111,7 @@ KINDS = (
             "customer": Slot("id", stated=r"\bCUS-\d+-\d+\b"),
             "email": Slot("email", stated=_EMAIL),
             "duplicate": Slot(
-                "id", results=(FromResult("find_customers", ("customer", "ids"), pick="last"),)
+                "id", results=(FromResult("find_customers", ("customer", "ids"), pick="latest"),)
             ),
         },
         (Step("merge", {"customer": "customer", "duplicate": "duplicate"}, core=True),),

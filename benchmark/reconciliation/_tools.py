@@ -7,6 +7,11 @@ scale of an early-payment discount (``match_payment.discount_rate``: "as a fract
 and 1") and the kind of identifier an invoice field takes (``match_payment.invoice_id``: every
 customer has four invoices ``INV-<n>-1`` … ``INV-<n>-4``, so an identifier swap with pivot 5
 lands on another invoice of the same customer).
+
+Two versions model changes seen in real releases (docs/drift.md): the two customer fields of a
+merge trade roles (the record to keep becomes the one merged away), and the customer search's
+terms match if any of them does instead of all (schema-silent; the backend takes the
+combination as a parameter reconciliation@1 never sends).
 """
 
 from __future__ import annotations
@@ -15,10 +20,12 @@ from typing import Any
 
 from drift import (
     AnyOperator,
+    FilterSemantics,
     FractionPercent,
     IdentifierSwap,
     InterfaceVersion,
     RenameField,
+    RoleSwap,
     SignConvention,
     Tool,
     ToolSet,
@@ -194,5 +201,7 @@ def interface_versions() -> dict[str, InterfaceVersion]:
                 tool="match_payment", field="invoice_id", pivot=ID_PIVOT, result_key="invoice_id"
             ),
         ),
+        changed("roles", RoleSwap(tool="merge_customers", a="customer_id", b="duplicate_id")),
+        changed("any", FilterSemantics(tool="find_customers", field="query")),
     ]
     return {v.id: v for v in versions}

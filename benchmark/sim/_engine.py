@@ -25,9 +25,17 @@ from benchmark.sim._schema import read_field
 from benchmark.sim._text import best_match, score, tokens
 from benchmark.sim._values import OMIT, encode, meaning_of, pick_code
 from drift import Convention, unit_in
+from drift._ops_silent import shift_position
 
 LOAD_SKILL = "load_skill"
 _MISSING = object()
+_SAME_ROLE = 0.8
+"""Word overlap (Jaccard) at which a served field's description is the one a model remembers
+for an input: rewording and a changed unit stay below it when the field moved nowhere."""
+_ORDER = re.compile(r"\b(newest|latest|most recent|oldest|earliest) first\b", re.IGNORECASE)
+_ROLE_GAP = 0.3
+"""How much closer to the remembered description another field must be than the one the name
+points at before a model trusts the description over the name."""
 _STOP_PROTOCOL = re.compile(r"stop and reply '([^'<]*?)\s*<")
 
 
@@ -117,7 +125,34 @@ class _Mind:
         if forced:
             return forced, props.get(forced, {})
         name, prop = self._field_in(fn, self.pack.actions[action].inputs[slot])
+        if self.sees:
+            name, prop = self._by_role(key, props, name, prop)
         return name or slot, prop
+
+    def _by_role(
+        self, key: Key, props: dict[str, Any], name: str | None, prop: dict[str, Any]
+    ) -> tuple[str | None, dict[str, Any]]:
+        """A model that reads descriptions knows a field by what it is for: where another served
+        field now carries the description it remembers for this input, and the field its name
+        points at does not (two fields that traded roles), it takes the other."""
+        action, slot = key
+        memory = self.pack.remembered()
+        mem_fn = memory.get(self._tool_in(memory, action) or "", {})
+        _, mem_prop = self._field_in(mem_fn, self.pack.actions[action].inputs[slot])
+        remembered = set(tokens(str(mem_prop.get("description", ""))))
+        if not remembered:
+            return name, prop
+
+        def likeness(field: str) -> float:
+            said = set(tokens(str(props.get(field, {}).get("description", ""))))
+            return len(said & remembered) / len(said | remembered) if said else 0.0
+
+        best = max(props, key=likeness, default=None)
+        if best is None or best == name:
+            return name, prop
+        if likeness(best) >= _SAME_ROLE and likeness(best) - likeness(name or "") >= _ROLE_GAP:
+            return best, props[best]
+        return name, prop
 
     # --- what the model believes a field means --------------------------------------------
     def believe(self, key: Key, field: str, prop: dict[str, Any]) -> Convention:
@@ -161,13 +196,40 @@ class _Mind:
         for key, value in past.result.items():
             if not set(source.key) <= set(tokens(key)):
                 continue
-            if source.pick == "last" and isinstance(value, list) and value:
-                return value[0 if self.request.misread == name else -1]
+            if source.pick in ("last", "latest") and isinstance(value, list) and value:
+                end = -1
+                if source.pick == "latest" and self.result_order(source.action) == "newest":
+                    end = 0
+                return value[-1 - end if self.request.misread == name else end]
             if self.kind.slots[name].type in ("money", "signed") and isinstance(value, int | float):
-                unit = unit_in(" ".join(tokens(key))) or "cents"
+                unit = unit_in(" ".join(tokens(key))) or self.result_unit(source.action)
                 return round(value * (100 if unit == "dollars" else 1))
             return value
         return _MISSING
+
+    def result_order(self, action: str) -> str | None:
+        """'newest' or 'oldest': which comes first in a tool's lists, as a followed artifact or
+        else its description says to the model."""
+        found = next(filter(None, map(_ORDER.search, self._about_results(action))), None)
+        if found is None:
+            return None
+        return (
+            "newest" if found.group(1).lower() in ("newest", "latest", "most recent") else "oldest"
+        )
+
+    def _about_results(self, action: str) -> list[str]:
+        """What the model reads about a lookup's results, first what counts most: what a
+        followed artifact says, then the tool's description (served, if it reads descriptions;
+        else as it remembers it)."""
+        tools = self.sent if self.sees else self.pack.remembered()
+        desc = str(tools.get(self._tool_in(tools, action) or "", {}).get("description", ""))
+        return [self.guidance.results.get(action, ""), desc]
+
+    def result_unit(self, action: str) -> str:
+        """The unit a tool's results give amounts in where a key names none: what its
+        description says, as the model reads it (served, if it reads descriptions; else as it
+        remembers it) — cents when it says nothing."""
+        return next(filter(None, map(unit_in, self._about_results(action))), None) or "cents"
 
     def line_total(self, rule: LineTotal, name: str) -> Any:
         past = self.done(rule.action)
@@ -196,7 +258,7 @@ class _Mind:
         price, count = row.get(price_key or ""), row.get(count_key or "", 1)
         if not isinstance(price, int | float) or not isinstance(count, int | float):
             return _MISSING
-        unit = unit_in(" ".join(tokens(price_key or ""))) or "cents"
+        unit = unit_in(" ".join(tokens(price_key or ""))) or self.result_unit(rule.action)
         return round(price * count * (100 if unit == "dollars" else 1))
 
     def from_row(self, rule: FromRow, name: str) -> Any:
@@ -245,6 +307,16 @@ class _Mind:
         return found.group(1) if found.groups() else found.group()
 
     def value(self, name: str, belief: Convention) -> Any:
+        found = self._value(name, belief)
+        slot = self.kind.slots[name]
+        rebased = belief.base not in (None, self.pack.stated_base)
+        if slot.type == "id" and rebased and not isinstance(found, _Need) and found is not _MISSING:
+            # requests and lookups count positions from the pack's base; the field, the model
+            # believes, from another: the same item has another number there
+            return shift_position(found, int(belief.base or 0) - self.pack.stated_base)
+        return found
+
+    def _value(self, name: str, belief: Convention) -> Any:
         slot = self.kind.slots[name]
         if slot.value is not None:
             return slot.value
@@ -315,6 +387,10 @@ class _Mind:
             field, prop = self.field_for(key, fn)
             belief = self.believe(key, field, prop)
             slot: Slot = self.kind.slots[slot_name]
+            props = fn.get("parameters", {}).get("properties", {})
+            named = not self.recovering and key in self.guidance.fields
+            if slot.type == "flag" and field not in props and not named:
+                continue  # an option the schema it reads lacks, and no artifact names: unknown
             if slot.type == "code":
                 out[field] = self.code(key, slot_name, belief, prop)
                 continue

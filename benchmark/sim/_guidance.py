@@ -49,6 +49,7 @@ class Guidance:
     codes: dict[str, str] = field(default_factory=dict)  # concept → code
     constants: dict[Key, str] = field(default_factory=dict)
     conventions: dict[Key, Convention] = field(default_factory=dict)
+    results: dict[str, str] = field(default_factory=dict)  # lookup → what it says they return
 
     def merge(self, other: Guidance) -> None:
         """Add ``other``'s content; what was read first wins a disagreement."""
@@ -62,6 +63,7 @@ class Guidance:
         self.codes = {**other.codes, **self.codes}
         self.constants = {**other.constants, **self.constants}
         self.conventions = {**other.conventions, **self.conventions}
+        self.results = {**other.results, **self.results}
 
     def state(self, key: Key, stated: Convention) -> None:
         """Record a convention stated for ``key`` (aspects already stated are kept)."""
@@ -299,6 +301,11 @@ def _read_text(ctx: _Context, text: str, g: Guidance, line_action: str | None = 
     g.take(said)
     for positive, action in said.positive:
         _read_fields(ctx, positive, action, g)
+        for ident in IDENT.findall(positive):
+            lookup = ctx.action_of(ident) if ident in ctx.tool_names else None
+            if lookup is not None and lookup not in ctx.reader.effectful:
+                # what a clause naming a lookup says about its results (their unit, order)
+                g.results.setdefault(lookup, positive)
         for match in _CONSTANT.finditer(positive):
             for key in ctx.slot_of(action, match.group(1)):
                 g.constants.setdefault(key, match.group(2))
@@ -391,8 +398,9 @@ def _named_calls(
     kind: Kind | None = None,
 ) -> None:
     """Names a structured call says exactly: its tool, and whose argument each field is — by
-    the field's name, else its binding's name ('$amount'), else (with the episode's ``kind``)
-    the one input left whose slot takes a value like this one."""
+    its binding's name ('$kept' is the record to keep, whatever the field is called), else the
+    field's name, else (with the episode's ``kind``) the one input left whose slot takes a
+    value like this one."""
     for tool, args in calls:
         action = ctx.action_of(tool)
         if action is None:
@@ -403,8 +411,8 @@ def _named_calls(
         bound: dict[str, Key] = {}
         for arg, value in args.items():
             keys = ctx.slot_of(action, arg)
-            if not keys and isinstance(value, str) and value.startswith("$"):
-                keys = ctx.slot_of(action, value[1:], minimum=2)
+            if isinstance(value, str) and value.startswith("$"):
+                keys = ctx.slot_of(action, value[1:], minimum=2) or keys
             if keys:
                 bound[arg] = keys[0]
         step = next((s for s in kind.steps if s.action == action), None) if kind else None

@@ -26,11 +26,12 @@ Lexicon = dict[str, int]
 class FromResult:
     """A slot read from the latest successful result of ``action``: the value under the key whose
     words include all of ``key`` (searched at the top level); ``pick='last'`` takes a list's last
-    element."""
+    element, ``pick='latest'`` its newest: the last where the tool's description says oldest
+    first (or nothing), the first where it says newest first — as the model reads it."""
 
     action: str
     key: tuple[str, ...]
-    pick: Literal["value", "last"] = "value"
+    pick: Literal["value", "last", "latest"] = "value"
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,7 @@ class KnowledgePack:
     directions: dict[str, tuple[str, ...]] = field(default_factory=dict)  # signed: word → synonyms
     remembered: Callable[[], dict[str, dict[str, Any]]] = dict  # training-time tools (name → fn)
     stated_ids: str = "display number"  # what kind of identifier instructions give
+    stated_base: int = 1  # where instructions start counting positions (a customer's 1st order)
 
 
 _PACKS: dict[str, KnowledgePack] = {}

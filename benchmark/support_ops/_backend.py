@@ -19,6 +19,21 @@ class BackendError(Exception):
     """A call the backend refuses (unknown id, closed ticket, malformed value, ...)."""
 
 
+def _decimal(value: Any) -> Any:
+    """``value`` with every ``…_cents`` amount written as decimal dollars under the name
+    without the unit (``shipping_cents: 799`` → ``shipping: 7.99``)."""
+    if isinstance(value, list):
+        return [_decimal(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    return {
+        (k.removesuffix("_cents") if k.endswith("_cents") else k): (
+            round(v / 100, 2) if k.endswith("_cents") and isinstance(v, int) else _decimal(v)
+        )
+        for k, v in value.items()
+    }
+
+
 class Backend:
     """The state of one simulated support system, and the canonical tools acting on it.
 
@@ -54,15 +69,26 @@ class Backend:
                 return copy.deepcopy(c)
         raise BackendError(f"no customer with email {email!r}")
 
-    def _tool_get_order(self, order_id: str) -> dict[str, Any]:
+    def _tool_get_order(self, order_id: str, amount_format: str = "minor_units") -> dict[str, Any]:
+        # amount_format: a parameter no support-ops@1 call sends (the format drift exposes it)
         order = copy.deepcopy(self._get("orders", order_id, "order"))
         items = sum(i["unit_price_cents"] * i["quantity"] for i in order["items"])
         order["total_cents"] = items + order["shipping_cents"]
+        if amount_format == "decimal":
+            return _decimal(order)
+        if amount_format != "minor_units":
+            raise BackendError(f"unknown amount_format {amount_format!r}")
         return order
 
     def _tool_issue_refund(
-        self, order_id: str, amount_cents: int, reason: str, notify_customer: bool = True
+        self,
+        order_id: str,
+        amount_cents: int,
+        reason: str,
+        notify_customer: bool = True,
+        store_credit: bool = False,
     ) -> dict[str, Any]:
+        # store_credit: a parameter no support-ops@1 call sends (the default drift exposes it)
         order = self._get("orders", order_id, "order")
         refund = {
             "refund_id": f"RF-{len(self.state['refunds']) + 1:04d}",
@@ -71,6 +97,8 @@ class Backend:
             "reason": reason,
             "notified": notify_customer,
         }
+        if store_credit:  # kept out otherwise, so support-ops@1 states are what they were
+            refund["store_credit"] = True
         self.state["refunds"].append(refund)
         order["refunded_cents"] += amount_cents
         return {**refund, "status": "issued"}

@@ -16,7 +16,7 @@ from drift import InterfaceVersion, ToolCall, ToolSet
 if TYPE_CHECKING:
     from benchmark.sim import KnowledgePack
 
-VERIFIER_VERSION = "support_ops-verifier-2"
+VERIFIER_VERSION = "support_ops-verifier-3"
 
 
 class SupportOps(BackendFamily):

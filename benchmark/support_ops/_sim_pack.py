@@ -42,6 +42,7 @@ ACTIONS = {
             "amount": _AMOUNT,
             "reason": {"reason": 3, "cause": 2, "code": 1, "why": 1},
             "notify": {"notify": 3, "confirmation": 1, "confirm": 1},
+            "credit": {"store": 3, "credit": 3},
         },
     ),
     "close": Action(
@@ -111,7 +112,7 @@ _customer = Slot("id", results=(FromResult("find_customer", ("customer", "id")),
 _order = Slot(
     "id",
     stated=r"\bORD-\d+-\d+\b",
-    results=(FromResult("find_customer", ("order",), pick="last"),),
+    results=(FromResult("find_customer", ("order",), pick="latest"),),
     keyed=FromResult("get_order", ("order", "id")),
 )
 
@@ -136,12 +137,21 @@ def _refund(name: str, cues: dict[str, int], reason: str, amount: Slot) -> Kind:
             "amount": amount,
             "reason": _reason(reason),
             "notify": Slot("flag", value=True),
+            # a refund goes back to the payment method, not to store credit (requests never
+            # ask for credit): an option the model writes only where it knows the field
+            "credit": Slot("flag", value=False),
             "resolution": _resolution("refunded"),
         },
         (
             Step(
                 "refund",
-                {"order": "order", "amount": "amount", "reason": "reason", "notify": "notify"},
+                {
+                    "order": "order",
+                    "amount": "amount",
+                    "reason": "reason",
+                    "notify": "notify",
+                    "credit": "credit",
+                },
                 core=True,
             ),
             Step("close", {"ticket": "ticket", "resolution": "resolution"}),

@@ -6,13 +6,32 @@ Every changing drift operator has a natural target among these fields: a unit
 time zone (``callback_at``) and identifier meanings (``order_id``, ``ticket_id``,
 ``customer_id``). The descriptions state the conventions: the sim reads them, and the drift
 operators rewrite them.
+
+Four versions model changes seen in real releases (docs/drift.md): a refund that becomes store
+credit unless told otherwise (a new option whose default is not what the handler did), an
+order whose amounts come back in dollars unless cents are asked for (a new output-format
+default), a refund whose ``order_id`` counts a customer's orders from 0 (schema-silent), and a
+customer lookup listing only the three most recent orders, newest first (order and cut stated
+only in prose). The backend takes the new options as parameters of its own, which
+support-ops@1 never sends.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from drift import InterfaceVersion, RenameField, Tool, ToolSet, UnitChange
+from drift import (
+    AnyOperator,
+    FormatDefault,
+    IndexBase,
+    InterfaceVersion,
+    NewDefaultParam,
+    OrderCut,
+    RenameField,
+    Tool,
+    ToolSet,
+    UnitChange,
+)
 
 ENV_ID = "support-ops"
 REFUND_REASONS = ("damaged", "duplicate_charge", "late_delivery", "goodwill")
@@ -193,5 +212,53 @@ def interface_versions() -> dict[str, InterfaceVersion]:
                 ),
             ),
         ),
+        *_real_versions(),
     ]
     return {v.id: v for v in versions}
+
+
+def _changed(suffix: str, *ops: AnyOperator) -> InterfaceVersion:
+    return InterfaceVersion(
+        id=f"{ENV_ID}@2-{suffix}", env=ENV_ID, label="2", parent=f"{ENV_ID}@1", ops=ops
+    )
+
+
+def _real_versions() -> list[InterfaceVersion]:
+    """The versions modelled on real releases' changes."""
+    credit = {
+        "type": "boolean",
+        "default": True,
+        "description": "Refund as store credit on the customer's account instead of to the "
+        "original payment method. Defaults to true.",
+    }
+    amount_format = FormatDefault(
+        tool="get_order",
+        field="amount_format",
+        values=("decimal", "minor_units"),
+        default="decimal",
+        old_value="minor_units",
+        description="How amounts are written: 'decimal' (two decimals, e.g. 12.5) or "
+        "'minor_units' (whole hundredths). Defaults to 'decimal'.",
+        tool_description="Fetch an order: line items with unit prices, the shipping fee, the "
+        "total and the amount already refunded, all in dollars.",
+        feeds=("issue_refund.amount_cents",),
+        scale=100,
+    )
+    recent = OrderCut(
+        tool="find_customer",
+        rows="order_ids",
+        limit=3,
+        old_text="order ids, oldest first",
+        new_text="the ids of the 3 most recent orders, newest first",
+    )
+    return [
+        _changed(
+            "credit",
+            NewDefaultParam(
+                tool="issue_refund", field="store_credit", prop=credit, old_value=False
+            ),
+        ),
+        _changed("format", amount_format),
+        _changed("base0", IndexBase(tool="issue_refund", field="order_id")),
+        _changed("recent", recent),
+    ]

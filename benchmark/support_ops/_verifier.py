@@ -14,7 +14,7 @@ _CUSTOMER_FIELDS = ("email", "balance_cents", "discount_rate")
 
 def _refunds(state: dict[str, Any]) -> Counter[tuple[Any, ...]]:
     return Counter(
-        (r["order_id"], r["amount_cents"], r["reason"], r["notified"])
+        (r["order_id"], r["amount_cents"], r["reason"], r["notified"], r.get("store_credit", False))
         for r in state.get("refunds", [])
     )
 
@@ -25,8 +25,9 @@ def _callbacks(state: dict[str, Any]) -> Counter[tuple[Any, ...]]:
 
 def compare_states(want: dict[str, Any], got: dict[str, Any]) -> VerifierResult:
     """Whether end state ``got`` is the expected state ``want``, with one reason per difference:
-    refunds (order, amount, reason, notified) and callbacks as records, tickets (status,
-    resolution), orders (refunded_cents) and customers (email, balance, discount) by id."""
+    refunds (order, amount, reason, notified, store credit) and callbacks as records, tickets
+    (status, resolution), orders (refunded_cents) and customers (email, balance, discount) by
+    id."""
     reasons = [
         *record_diff("refunds", _refunds(got), _refunds(want)),
         *field_diff("tickets", got["tickets"], want["tickets"], ("status", "resolution")),
@@ -38,14 +39,14 @@ def compare_states(want: dict[str, Any], got: dict[str, Any]) -> VerifierResult:
 
 
 _EFFECT_FIELDS = {
-    "issue_refund": ("order_id", "amount_cents", "reason", "notify_customer"),
+    "issue_refund": ("order_id", "amount_cents", "reason", "notify_customer", "store_credit"),
     "close_ticket": ("ticket_id", "resolution"),
     "update_account": ("customer_id", "email"),
     "adjust_balance": ("customer_id", "amount_cents"),
     "set_discount": ("customer_id", "rate"),
     "schedule_callback": ("ticket_id", "callback_at"),
 }
-_DEFAULTS = {("issue_refund", "notify_customer"): True}
+_DEFAULTS = {("issue_refund", "notify_customer"): True, ("issue_refund", "store_credit"): False}
 
 
 def effect_key(call: ToolCall) -> tuple[Any, ...]:

@@ -39,7 +39,7 @@ def kit(interface: str, sample: int = 4, **kw: Any) -> AdaptationKit:
     """The adaptation kit of ``target(interface)`` in the full cycle (its code run in the
     local sandbox unless ``sandbox`` says otherwise: the tests run our own bundles)."""
     kw.setdefault("sandbox", "local")
-    return AdaptationKit(target(interface), cycle_seed=SPEC.seed, sample=sample, **kw)
+    return AdaptationKit(target(interface), sample_seed=SPEC.seed, sample=sample, **kw)
 
 
 def gateway(tokens: int = 200_000, calls: int = 400, seconds: float = 600) -> MeteredGateway:

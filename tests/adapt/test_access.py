@@ -85,7 +85,7 @@ def test_the_adaptation_sample_is_disjoint_from_the_sealed_split(
     with a sealed one."""
     env = fam.env_id
     k = kit(f"{env}@1", sample=40)
-    k = type(k)(k.target, cycle_seed=cycle_seed, sample=40, examples=10)
+    k = type(k)(k.target, sample_seed=cycle_seed, sample=40, examples=10)
     served = k.sample() + k.examples()
     assert len(served) == 50 and {t.family for t in served} == {fam.id}
     sealed = fam.tasks("sealed", 60, cycle_seed)

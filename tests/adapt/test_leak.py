@@ -1,10 +1,14 @@
-"""The leak gate flags a bundle that copied a sealed request, and not the reference bundles."""
+"""The leak gate flags a bundle that copied a sealed request or a sealed answer, and not the
+reference bundles."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from adapt import leak_check, ngrams, public_requests
+from adapt import THRESHOLD, leak_check, ngrams, public_requests
+from adapt._leak_answers import distinctive, public_answers
 from benchmark import FAMILIES, Task
 from submissions import reference_bundles
 from tests.adapt._helpers import SPEC
@@ -46,3 +50,47 @@ def test_template_text_shared_with_public_requests_does_not_count() -> None:
     assert not leak_check({"recipe.md": template}, sealed).flagged
     half = late.instruction[: len(late.instruction) // 2]
     assert leak_check({"recipe.md": half}, sealed).max_overlap > 0
+
+
+def _answers_json(tasks: list[Task]) -> str:
+    """A lookup table of reference answers, as a hand adaptation that regenerated them holds."""
+    table = {t.id: [c.model_dump(mode="json") for c in t.reference_calls] for t in tasks}
+    return json.dumps(table, indent=1)
+
+
+@pytest.mark.parametrize("family_id", ["support_ops", "reconciliation", "research_evidence"])
+def test_a_bundle_holding_sealed_answers_is_flagged_without_their_requests(
+    family_id: str,
+) -> None:
+    sealed = _sealed(SPEC.seed)
+    victims = [t for t in sealed if t.family == family_id][:6]
+    recipe = next(b for b in reference_bundles() if b.manifest.name == "prompt-recipe")
+    leaked = {**recipe.files, "answers.json": _answers_json(victims)}
+    report = leak_check(leaked, sealed)
+    assert report.max_overlap < THRESHOLD  # no request text copied: the text gate alone passes
+    found = {m.task for m in report.matches if m.kind == "answer"}
+    checkable = [t for t in victims if len(distinctive(t, public_answers([family_id], 100))) > 1]
+    assert checkable and found == {t.id for t in checkable}
+    assert all(m.artifacts == ("answers.json",) for m in report.matches)
+
+
+def test_the_answer_check_reads_values_not_wording() -> None:
+    """The same answers in prose (amounts in dollars) are found; the same prose with another
+    task's values is not."""
+    sealed = FAMILIES["support_ops"].tasks("sealed", 24, SPEC.seed)
+    public = public_answers(["support_ops"], 100)
+    victim = next(t for t in sealed if len(distinctive(t, public)) == 3)
+    refund, close = victim.reference_calls
+    cents = refund.arguments["amount_cents"]
+
+    def prose(order: str, dollars: str, ticket: str) -> str:
+        return f"Refund ${dollars} on order {order.lower()}; then close {ticket} as refunded.\n"
+
+    told = prose(refund.arguments["order_id"], f"{cents / 100:.2f}", close.arguments["ticket_id"])
+    report = leak_check({"notes.md": told}, sealed)
+    assert [(m.task, m.kind, m.overlap) for m in report.matches] == [(victim.id, "answer", 1.0)]
+    dev = FAMILIES["support_ops"].tasks("dev", 1, 0)[0]
+    other = prose(dev.reference_calls[0].arguments["order_id"], "12.34", "TCK-10000")
+    assert not leak_check({"notes.md": other}, sealed).flagged
+    # one value alone (an amount every catalogue has) is no leak
+    assert not leak_check({"notes.md": f"{cents / 100:.2f}"}, sealed).flagged

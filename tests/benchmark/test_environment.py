@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from benchmark import (
-    BackendProcess,
+    McpBackend,
     TrialEnvironment,
     family,
     served_interface,
@@ -18,9 +18,9 @@ TASK = FAMILY.tasks("sealed", 1, 21)[0]
 REFUND = TASK.reference_calls[0]
 
 
-async def _env(tmp_path: Path, version: str) -> tuple[TrialEnvironment, BackendProcess]:
+async def _env(tmp_path: Path, version: str) -> tuple[TrialEnvironment, McpBackend]:
     backend = await start_backend(FAMILY, tmp_path)
-    env = TrialEnvironment(FAMILY, TASK, served_interface("support-ops", version), backend, "s")
+    env = TrialEnvironment(FAMILY, TASK, served_interface("support-ops", version), backend)
     await env.start()
     return env, backend
 
@@ -36,6 +36,7 @@ def test_remembered_field_after_rename_is_a_tool_error_without_effect(tmp_path: 
         )
         assert not ok.is_error and json.loads(ok.content)["amount_cents"] == args["amount_cents"]
         assert env.critical == []
+        await env.close()
         await backend.close()
 
     asyncio.run(go())
@@ -53,6 +54,7 @@ def test_unit_misuse_takes_effect_and_is_flagged(tmp_path: Path) -> None:
         await env.call(close)
         verdict = await env.verify()
         assert not verdict.passed
+        await env.close()
         await backend.close()
 
     asyncio.run(go())

@@ -34,10 +34,11 @@ def _naive(served: ServedInterface, call: ToolCall) -> ToolCall:
 
 async def _end(tmp: Path, served: ServedInterface, calls: list[ToolCall], task_i: int) -> tuple:
     backend = await start_backend(FAMILY, tmp)
-    env = TrialEnvironment(FAMILY, TASKS[task_i], served, backend, "s")
+    env = TrialEnvironment(FAMILY, TASKS[task_i], served, backend)
     await env.start()
     results = [await env.call(c) for c in calls]
     verdict = await env.verify()
+    await env.close()
     await backend.close()
     return results, verdict, env.critical
 

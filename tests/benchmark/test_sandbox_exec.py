@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark import BackendProcess, backend_argv
-from benchmark._backend_client import SANDBOX_EXEC_FILE, SERVER_FILE
+from benchmark import BackendTrial, McpBackend
 from benchmark._sandbox_exec import OPT_ENV, opt_dir, run_limited
 from runner._sandbox_base import Mount, Sandbox
 from runner._sandbox_docker import DockerSandbox
@@ -148,43 +147,39 @@ def test_opt_dir_is_the_env_var_else_the_repository_copy(
     assert Path(opt_dir()) == Path(__file__).parents[2] / "scripts" / "sandbox-image"
 
 
-async def assert_runs_through_backend(sb: Sandbox, python: list[str]) -> None:
+async def assert_runs_through_backend(sb: Sandbox, backend: McpBackend) -> None:
     """A backend served in ``sb`` imports run_limited beside the server: a command's exit code
     comes back, one past its time limit is killed (137, timed out), and the library directory
     is the sandbox's."""
-    backend = BackendProcess(await sb.spawn(backend_argv(python)), timeout=60)
-    try:
-        await backend.request("reset", "s", state={})
-        ok = await backend.request("call", "s", tool="run", args={"argv": ["true"], "timeout_s": 5})
+    async with backend.serve(sb), backend.trial({}) as t:
+        ok = await t.call("run", {"argv": ["true"], "timeout_s": 5})
         assert_result(ok, 0)
         slow = {"argv": ["sleep", "30"], "timeout_s": 0.5}
-        assert_result(
-            await backend.request("call", "s", tool="run", args=slow), 137, timed_out=True
-        )
-        opt = await backend.request("call", "s", tool="opt")
+        assert_result(await t.call("run", slow), 137, timed_out=True)
+        opt = await t.call("opt")
         if isinstance(sb, LocalSandbox):
             # Commands running as nobody (under root) get a copy of it in the work tree.
             assert opt == (opt_dir() if sb.user is None else str(sb.workdir / ".vwt-opt"))
         else:
             assert opt == "/opt/vwt"
-    finally:
-        await backend.close()
 
 
-def backend_mounts(tmp_path: Path) -> list[Mount]:
-    """The worker's mounts for a backend that runs commands (:data:`RUNNER_BACKEND`)."""
+def runner_backend(tmp_path: Path) -> McpBackend:
+    """The MCP server of a backend that runs commands (:data:`RUNNER_BACKEND`)."""
     (tmp_path / "backend.py").write_text(RUNNER_BACKEND)
-    return [
-        Mount(SERVER_FILE, "vwt/backend_server.py"),
-        Mount(tmp_path / "backend.py", "vwt/backend.py"),
-        Mount(SANDBOX_EXEC_FILE, "vwt/_sandbox_exec.py"),
-    ]
+    return McpBackend(tmp_path / "backend.py", [], "runner", timeout=120)
+
+
+def backend_mounts(backend: McpBackend) -> list[Mount]:
+    """The worker's mounts for ``backend``."""
+    return [Mount(*m) for m in backend.mounts()]
 
 
 def test_a_backend_imports_it_beside_the_server_in_a_local_sandbox(tmp_path: Path) -> None:
     async def main() -> None:
-        async with LocalSandbox(mounts=backend_mounts(tmp_path)) as sb:
-            await assert_runs_through_backend(sb, list(sb.python))
+        backend = runner_backend(tmp_path)
+        async with LocalSandbox(mounts=backend_mounts(backend)) as sb:
+            await assert_runs_through_backend(sb, backend)
 
     asyncio.run(main())
 
@@ -205,26 +200,30 @@ holding its stdout; prints their pids."""
 
 def test_a_backend_kills_what_a_command_took_out_of_its_group(tmp_path: Path) -> None:
     async def main() -> None:
-        async with LocalSandbox(mounts=backend_mounts(tmp_path)) as sb:
-            backend = BackendProcess(await sb.spawn(backend_argv(list(sb.python))))
-            try:
-                await backend.request("reset", "s", state={})
-                args = {"argv": [sb.python[0], "-c", ESCAPE], "timeout_s": 30}
-                started = time.monotonic()
-                r = await backend.request("call", "s", tool="run", args=args)
-                assert time.monotonic() - started < 30, "the escaped process held the pipes"
-                assert_result(r, 0)
-                for pid in str(r["stdout"]).split():
-                    assert_dies(int(pid))
-                escaped_pipe = ["sh", "-c", "setsid sleep 600 & echo $!"]
-                r = await backend.request(
-                    "call", "s", tool="run", args={"argv": escaped_pipe, "timeout_s": 30}
-                )
-                assert_dies(int(str(r["stdout"]).strip()))
-            finally:
-                await backend.close()
+        backend = runner_backend(tmp_path)
+        async with (
+            LocalSandbox(mounts=backend_mounts(backend)) as sb,
+            backend.serve(sb),
+            backend.trial({}) as t,
+        ):
+            await check_escapes(t, sb.python[0])
 
     asyncio.run(main())
+
+
+async def check_escapes(t: BackendTrial, python: str) -> None:
+    """Processes a command left outside its group die when it ends, and hold up nothing
+    (``python``: an interpreter the sandbox's user can run)."""
+    args = {"argv": [python, "-c", ESCAPE], "timeout_s": 30}
+    started = time.monotonic()
+    r = await t.call("run", args)
+    assert time.monotonic() - started < 30, "the escaped process held the pipes"
+    assert_result(r, 0)
+    for pid in str(r["stdout"]).split():
+        assert_dies(int(pid))
+    escaped_pipe = ["sh", "-c", "setsid sleep 600 & echo $!"]
+    r = await t.call("run", {"argv": escaped_pipe, "timeout_s": 30})
+    assert_dies(int(str(r["stdout"]).strip()))
 
 
 _AVAILABLE, _REASON = docker_status()
@@ -236,7 +235,8 @@ def test_a_backend_imports_it_beside_the_server_in_a_docker_sandbox(tmp_path: Pa
     tmp_path.chmod(0o755)
 
     async def main() -> None:
-        async with DockerSandbox(mounts=backend_mounts(tmp_path)) as sb:
-            await assert_runs_through_backend(sb, ["python3"])
+        backend = runner_backend(tmp_path)
+        async with DockerSandbox(mounts=backend_mounts(backend)) as sb:
+            await assert_runs_through_backend(sb, backend)
 
     asyncio.run(main())

@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 
 from benchmark import (
-    BackendCallError,
     CriticalFlag,
     Outcome,
     TrialResult,
@@ -51,15 +50,14 @@ def test_any_error_in_a_trial_makes_it_invalid_naming_the_class(
                 fam.tasks("sealed", 1, 0)[0],
                 served_interface("support-ops", "support-ops@1"),
                 backend,
-                "t",
                 model="sim/acme-2",
                 harness=harness_version("harness-v1"),
                 artifacts=AgentArtifacts(),
                 seed=0,
             )
-            # the session was closed: the backend still serves, the session is gone
-            with pytest.raises(BackendCallError, match="no session"):
-                await backend.request("dump", "t")
+            # the trial was closed, and the server still serves the next one
+            async with backend.trial({"customers": {}}) as t:
+                assert (await t.dump())["customers"] == {}
             return result
         finally:
             await backend.close()
@@ -67,3 +65,49 @@ def test_any_error_in_a_trial_makes_it_invalid_naming_the_class(
     result = asyncio.run(go())
     assert result.outcome is Outcome.INVALID and result.verifier is None
     assert result.run.invalid == "KeyError: 'tool_calls'"
+
+
+def _trial_losing_the_server(tmp_path: Path, after_the_verdict: bool) -> TrialResult:
+    """A sim trial whose server is killed while its end state is read: once the state came
+    back (``after_the_verdict``: only closing the trial's sessions meets the dead server), or
+    before it did."""
+    fam = family("support_ops")
+
+    async def go() -> TrialResult:
+        backend = await start_backend(fam, tmp_path)
+        read = backend.dump
+
+        async def dump_and_die(trial: str) -> dict[str, object]:
+            state = await read(trial) if after_the_verdict else {}
+            assert backend._proc is not None
+            backend._proc.kill()
+            await backend._proc.wait()
+            return state if after_the_verdict else await read(trial)
+
+        backend.dump = dump_and_die  # type: ignore[method-assign]
+        try:
+            return await run_trial(
+                fam,
+                fam.tasks("sealed", 1, 0)[0],
+                served_interface("support-ops", "support-ops@1"),
+                backend,
+                model="sim/acme-2",
+                harness=harness_version("harness-v1"),
+                artifacts=AgentArtifacts(),
+                seed=0,
+            )
+        finally:
+            await backend.close()
+
+    return asyncio.run(go())
+
+
+def test_a_server_lost_after_the_verdict_does_not_undo_it(tmp_path: Path) -> None:
+    (tmp_path / "after").mkdir()
+    verified = _trial_losing_the_server(tmp_path / "after", after_the_verdict=True)
+    assert verified.outcome is not Outcome.INVALID and verified.verifier is not None
+    assert verified.error is None and verified.run.invalid is None
+    (tmp_path / "before").mkdir()
+    lost = _trial_losing_the_server(tmp_path / "before", after_the_verdict=False)
+    assert lost.outcome is Outcome.INVALID and lost.verifier is None
+    assert lost.run.invalid is not None and "exited with status -9" in lost.run.invalid

@@ -71,7 +71,7 @@ def committed(tmp_path: Path, default_spec: CycleSpec) -> Cycle:
     """A default cycle with its targets generated and committed."""
     cycle = Cycle.init(tmp_path / "home", default_spec)
     cycle.generate()
-    cycle.commit()
+    cycle.commit(public_seed=True)
     return cycle
 
 

@@ -160,14 +160,14 @@ def test_conditions_cannot_change_after_commit(committed: Cycle) -> None:
     with pytest.raises(ConditionsError, match=r"cannot change the target conditions.*'committed'"):
         committed.generate(3)
     with pytest.raises(ConditionsError, match="cannot commit"):
-        committed.commit()
+        committed.commit(public_seed=True)
     assert committed.paths.targets.read_bytes() == before
 
 
 def test_commit_needs_targets(tmp_path: Path, default_spec: CycleSpec) -> None:
     cycle = Cycle.init(tmp_path / "h", default_spec)
     with pytest.raises(ConditionsError, match="no target conditions yet"):
-        cycle.commit()
+        cycle.commit(public_seed=True)
     assert not cycle.paths.commitment.exists() and cycle.state == CycleState.draft
 
 
@@ -206,7 +206,7 @@ def test_leaf_order_is_a_secret_shuffle(tmp_path: Path, default_spec: CycleSpec)
     for i in range(4):
         cycle = Cycle.init(tmp_path / str(i), default_spec)
         generated = [t.condition.id for t in cycle.generate()]
-        cycle.commit()
+        cycle.commit(public_seed=True)
         opening = json.loads(cycle.paths.secret.read_text())
         orders.append([Condition.model_validate(x["condition"]).id for x in opening["leaves"]])
     assert all(sorted(o) == sorted(generated) for o in orders)
@@ -294,7 +294,7 @@ def _spec_opening(spec: CycleSpec, years: int) -> CycleSpec:
 def _committed(tmp_path: Path, spec: CycleSpec) -> Cycle:
     cycle = Cycle.init(tmp_path / "h", spec)
     cycle.generate()
-    cycle.commit()
+    cycle.commit(public_seed=True)
     return cycle
 
 

@@ -299,7 +299,7 @@ def test_reveal_of_another_cycle_by_the_same_operator(
     for name, spec in (("a", default_spec), ("b", other_spec)):
         cycle = Cycle.init(tmp_path / name, spec, key_path=key)
         cycle.generate()
-        cycle.commit()
+        cycle.commit(public_seed=True)
         advance_to(cycle, CycleState.adapted_run)
         paths.append((cycle.paths.commitment, cycle.reveal()))
     with pytest.raises(ConditionsError, match="reveal is for cycle 'another-cycle'"):
@@ -314,7 +314,7 @@ def test_reveal_of_an_earlier_commitment_of_the_same_cycle(
     for force in (False, True):
         cycle = Cycle.init(home, default_spec, key_path=key, force=force)
         cycle.generate()
-        cycle.commit()
+        cycle.commit(public_seed=True)
         advance_to(cycle, CycleState.adapted_run)
         reveals.append(cycle.reveal(out=tmp_path / f"reveal-{force}.json"))
     with pytest.raises(ConditionsError, match="belongs to a different commitment"):

@@ -51,7 +51,8 @@ def _served(
 
 
 def test_every_kind_has_an_expectation() -> None:
-    assert set(EXPECTED) == set(KINDS)
+    # the kinds applied by name only are read in tests/drift/test_real_ops.py
+    assert set(EXPECTED) == {k for k, cls in KINDS.items() if cls.drawn}
 
 
 @pytest.mark.parametrize("kind", sorted(EXPECTED))

@@ -48,7 +48,7 @@ def small_release(
     spec = CycleSpec.model_validate(data)
     cycle = Cycle.init(home, spec)
     cycle.generate(single_axis_targets(spec))
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open)
     for bundle in [b for b in reference_bundles() if b.manifest.name in submissions]:
         submit(cycle, bundle)

@@ -31,7 +31,8 @@ from reports import (
     render_release,
     verify_release,
 )
-from runner import store_for
+from runner import PIN_FIELD, latest, phase_accounting, store_for
+from runner._pin import pin_records
 from submissions import read_bundle_file, reference_bundles, submit
 from tests.reports.test_verify import (
     Json,
@@ -147,7 +148,8 @@ def test_a_spec_changed_from_the_committed_size_is_not_released(
 
 def _delete_trials(cycle: Cycle, keep: float) -> int:
     """Drop all but the first ``keep`` share of frozen trial keys from the store, as a driver
-    killed mid-run leaves it; returns how many keys remain."""
+    killed mid-run leaves it, and record that run (its accounting and pin) as a run that
+    stopped there does; returns how many keys remain."""
     db = sqlite3.connect(cycle.home / "vwt.sqlite")
     with db:
         query = "SELECT DISTINCT key FROM trials WHERE phase = 'frozen' ORDER BY key"
@@ -155,6 +157,10 @@ def _delete_trials(cycle: Cycle, keep: float) -> int:
         gone = keys[int(len(keys) * keep) :]
         db.executemany("DELETE FROM trials WHERE key = ?", [(k,) for k in gone])
     db.close()
+    rows = store_for(cycle.home).rows("frozen")  # what is left, as a run stopped here pins it
+    pin = pin_records(rows, max(r.seq or 0 for r in rows))
+    accounting = phase_accounting(cycle, "frozen", latest(rows)).as_json()
+    cycle.ledger.append("run.frozen", accounting | {PIN_FIELD: pin.model_dump(mode="json")})
     return len(keys) - len(gone)
 
 
@@ -241,7 +247,7 @@ def test_window_overrides_and_late_submissions_are_released(
     spec = small_spec(opens_at="2998-01-01T00:00:00Z", closes_at="2999-01-01T00:00:00Z")
     cycle = Cycle.init(tmp_path / "home", spec)
     cycle.generate(single_axis_targets(spec))
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open, "early, for the test", override_window=True)
     *on_time, late = reference_bundles()
     for bundle in on_time:
@@ -278,7 +284,7 @@ def test_the_release_records_the_red_team_gate_and_is_refused_while_it_fails(
             build_release(cycle)
     assert not (cycle.paths.public / RELEASE_FILE).exists()
     r = read_release(build_release(cycle)).release
-    assert r.v == 6 and r.redteam.passed and r.redteam.tasks_per_split == 20
+    assert r.v == 7 and r.redteam.passed and r.redteam.tasks_per_split == 20
     families = {f.family: f for f in r.redteam.families}
     roles = cycle.spec.family_roles
     assert set(families) == {*roles.development, *roles.held_out}

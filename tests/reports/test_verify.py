@@ -39,9 +39,12 @@ from reports._published import FileRef, published_noise_checks
 from reports._release import burned_names
 from reports._traces import compress_trace, trace_name
 from runner import (
+    PIN_FIELD,
     TrialRecord,
+    cycle_store,
     evaluation_conditions,
     phase_accounting,
+    pin_phase,
     plan_phase,
     store_for,
     trial_key,
@@ -89,10 +92,12 @@ def as_invalid(record_json: str) -> str:
 
 
 def record_run(cycle: Cycle, phase: str) -> None:
-    """Append the ``run.<phase>`` ledger entry a real run appends: the phase's accounting."""
+    """Append the ``run.<phase>`` ledger entry a real run appends: the phase's accounting and
+    the pin of its records."""
     acc = phase_accounting(cycle, phase)
     payload = {**acc.model_dump(mode="json"), "complete": acc.complete, "clean": acc.clean}
-    cycle.ledger.append(f"run.{phase}", payload)
+    pin = pin_phase(cycle, phase)[1].model_dump(mode="json")
+    cycle.ledger.append(f"run.{phase}", payload | {PIN_FIELD: pin})
 
 
 def run_in_process(
@@ -136,7 +141,7 @@ def run_in_process(
         r._replace(record=as_invalid(r.record)) if invalid(json.loads(r.record)) else r
         for r in rows
     ]
-    store_for(cycle.home).insert(
+    cycle_store(cycle).insert(
         ((TrialRecord.model_validate_json(r.record), r.trace) for r in rows), blobs=blobs
     )
     record_run(cycle, phase)
@@ -178,7 +183,7 @@ def revealed_cycle(
     spec = small_spec(cycle_id)
     cycle = Cycle.init(home, spec, key_path=key_path)
     cycle.generate(single_axis_targets(spec))
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open)
     for bundle in reference_bundles():
         submit(cycle, bundle)
@@ -571,12 +576,14 @@ def test_a_release_resigned_at_a_smaller_size_fails_naming_the_committed_one(
     keep: Callable[[Json], bool],
 ) -> None:
     # The operator rebuilds the release at a smaller size than committed: trials cut to match,
-    # accounting, cells and size consistent with them, pinned and signed.
+    # accounting, cells and size consistent with them, pinned and signed — and the ledger's pins
+    # dropped, which the cut trials no longer match.
     def shrink(s: Json) -> None:
         s["evaluation"].update(smaller)
         _accounted_by_records(s, pub)
         _recomputed_cells(s, pub)
         s["sandboxes"] = {"local": s["n_trials"]}
+        s["records"] = []
 
     _edit_trials(pub, lambda lines: [r for r in lines if keep(r)])
     _edit(pub, shrink, sign=cycle.sign)
@@ -590,6 +597,7 @@ def test_a_release_resigned_at_a_smaller_size_fails_naming_the_committed_one(
     monkeypatch.setattr(reports._verify, "_check_evaluation", lambda r, verified: None)
     v = verify_release(pub)
     assert (v.tasks_per_split, v.k) == (size["tasks_per_split"], size["k"])
+    assert v.ledger_pinned == ()  # and that its trials are no longer the ones the ledger pinned
 
 
 def test_the_verified_size_is_the_committed_one(pub: Path, cycle: Cycle) -> None:
@@ -685,6 +693,7 @@ def test_two_submissions_sharing_a_name_keep_their_own_cells(pub: Path, cycle: C
         for c in (*s["cells"], *s["adaptations"]):
             c["submission"] = name if c["submission"] == impostor else c["submission"]
         _pin_trials(s, pub)
+        s["records"] = []  # the renamed trials are not the ones the ledger pinned
 
     _edit_trials(pub, rename)
     _edit(pub, rename_statement, sign=cycle.sign)

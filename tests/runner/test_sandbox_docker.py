@@ -317,21 +317,18 @@ def test_remove_stale_sandboxes_removes_only_containers_of_dead_owners() -> None
 
 
 def test_the_environment_backend_serves_from_the_locked_down_sandbox() -> None:
-    from benchmark import BackendProcess, backend_argv, backend_files, family
+    from benchmark import McpBackend, family
 
     fam = family("support_ops")
     task = fam.tasks("sealed", 1, 5)[0]
-    mounts = [Mount(host, target) for target, host in backend_files(fam).items()]
+    backend = McpBackend.of(fam)
+    mounts = [Mount(*m) for m in backend.mounts()]
 
     async def check(sb: DockerSandbox) -> None:
-        backend = BackendProcess(await sb.spawn(backend_argv()))
-        try:
-            await backend.request("reset", "s", state=task.initial_state)
+        async with backend.serve(sb), backend.trial(task.initial_state) as t:
             refund = task.reference_calls[0]
-            result = await backend.request("call", "s", tool=refund.name, args=refund.arguments)
+            result = await t.call(refund.name, refund.arguments)
             assert result["status"] == "issued"
-        finally:
-            await backend.close()
 
     in_docker(check, mounts=mounts)
 
@@ -373,6 +370,18 @@ def test_the_image_holds_scripts_sandbox_image_at_opt_vwt_read_only() -> None:
             assert not (await sb.exec(["sh", "-c", f"echo x >> {path}"])).ok, path
 
     in_docker(check)
+
+
+def test_an_image_without_the_mcp_sdk_is_not_usable() -> None:
+    """The base image (no SDK, no label) would fail every batch: it is reported, not used."""
+    base = f"{DEFAULT_IMAGE}-base"
+    try:
+        engine().images.get(base)
+    except docker.errors.ImageNotFound:
+        pytest.skip(f"{base} is not built")
+    available, reason = docker_status(base)
+    assert not available and "has no MCP SDK" in reason and "make sandbox" in reason
+    assert docker_status(DEFAULT_IMAGE)[0]
 
 
 HOLDER = """

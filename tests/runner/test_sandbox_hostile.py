@@ -19,12 +19,12 @@ from typing import NamedTuple
 import docker.errors
 import pytest
 
-from benchmark import BackendProcess, backend_argv
-from benchmark._backend_client import SANDBOX_EXEC_FILE, SERVER_FILE
+from benchmark import BackendTrial, host_site
+from benchmark._mcp_backend import SANDBOX_EXEC_FILE, SERVER_FILE
 from runner._docker_api import engine
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import docker_status
-from tests.benchmark.test_sandbox_exec import ESCAPE, backend_mounts
+from tests.benchmark.test_sandbox_exec import ESCAPE, backend_mounts, runner_backend
 
 _AVAILABLE, _REASON = docker_status()
 pytestmark = [
@@ -54,7 +54,7 @@ class Hostile(NamedTuple):
 
     sandbox: DockerSandbox
     run: Callable[[list[str], float], Awaitable[Outcome]]
-    backend: BackendProcess
+    backend: BackendTrial
 
 
 @asynccontextmanager
@@ -63,10 +63,9 @@ async def hostile(channel: str, tmp_path: Path, **kwargs: object) -> AsyncIterat
     through ``channel``. On exit the sandbox still answers, has no command left running, and
     is removed."""
     tmp_path.chmod(0o755)
-    sb = DockerSandbox(mounts=backend_mounts(tmp_path), **kwargs)  # type: ignore[arg-type]
-    async with sb:
-        backend = BackendProcess(await sb.spawn(backend_argv()), timeout=120)
-        await backend.request("reset", "s", state={})
+    server = runner_backend(tmp_path)
+    sb = DockerSandbox(mounts=backend_mounts(server), **kwargs)  # type: ignore[arg-type]
+    async with sb, server.serve(sb), server.trial({}) as backend:
 
         async def run(argv: list[str], timeout_s: float) -> Outcome:
             started = time.monotonic()
@@ -77,17 +76,14 @@ async def hostile(channel: str, tmp_path: Path, **kwargs: object) -> AsyncIterat
                     seconds=time.monotonic() - started
                 )
             args = {"argv": argv, "timeout_s": timeout_s, "max_output": MAX_OUTPUT}
-            d = await backend.request("call", "s", tool="run", args=args)
+            d = await backend.call("run", args)
             seconds = time.monotonic() - started
             return Outcome(
                 d["exit"], d["timed_out"], d["stdout"], d["stderr"], d["truncated"], seconds
             )
 
-        try:
-            yield Hostile(sb, run, backend)
-            await assert_usable(sb, run)
-        finally:
-            await backend.close()
+        yield Hostile(sb, run, backend)
+        await assert_usable(sb, run)
         name = sb.container
     assert_removed(name)
 
@@ -95,7 +91,7 @@ async def hostile(channel: str, tmp_path: Path, **kwargs: object) -> AsyncIterat
 LIST_PROCESSES = "for p in /proc/[0-9]*; do tr '\\0\\n' '  ' < $p/cmdline; echo; done"
 OWN_PROCESSES = (
     "/sbin/docker-init",  # the container's init (its idle command is exactly "cat")
-    "python3 vwt/backend_server.py",
+    "python3 vwt/mcp_server.py",
     f"sh -c {LIST_PROCESSES}",  # this listing, under exec's wrapper
     "sh -c t=$1",
     "timeout --signal=KILL",
@@ -224,7 +220,10 @@ OUTSIDE = [
     "/opt/vwt/new.txt",
     "/opt/new.txt",
     "vwt/backend.py",
-    "vwt/backend_server.py",
+    "vwt/mcp_server.py",
+    "vwt/tools.json",
+    "vwt/_mcp_mux.py",
+    "/opt/vwt-site/mcp/__init__.py",
     "vwt/_sandbox_exec.py",
     "vwt/new.py",
     "/proc/sys/kernel/hostname",
@@ -240,7 +239,7 @@ def _digest(path: Path) -> str:
 @pytest.mark.parametrize("channel", CHANNELS)
 def test_writes_outside_the_work_tree_are_refused(channel: str, tmp_path: Path) -> None:
     image_dir = Path(__file__).parents[2] / "scripts" / "sandbox-image"
-    watched = [SERVER_FILE, SANDBOX_EXEC_FILE, image_dir]
+    watched = [SERVER_FILE, SANDBOX_EXEC_FILE, image_dir, host_site() / "mcp"]
     before = [_digest(p) for p in watched]
 
     async def main() -> None:

@@ -36,7 +36,7 @@ def adaptation_cycle(home: Path, owners: dict[str, str]) -> Cycle:
     data["adaptation"]["human_minutes"] = 30
     cycle = Cycle.init(home, type(spec).model_validate(data))
     cycle.generate(single_axis_targets(spec))
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open)
     for bundle in reference_bundles():
         if bundle.manifest.name in owners:
@@ -142,7 +142,7 @@ def test_outside_the_adaptation_phase_everything_is_wrong_state(tmp_path: Path) 
     spec = small_spec()
     cycle = Cycle.init(tmp_path / "h", spec)
     cycle.generate(single_axis_targets(spec))
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open)
     bundle = reference_bundles()[0]
     submit(cycle, bundle, submitter="alice")

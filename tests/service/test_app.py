@@ -265,7 +265,7 @@ def test_a_broken_home_is_an_internal_error_that_names_nothing(tmp_path: Path) -
 def test_uploads_outside_the_open_state_are_refused_unread(tmp_path: Path) -> None:
     cycle = Cycle.init(tmp_path / "home", spec_with())
     cycle.generate()
-    cycle.commit()
+    cycle.commit(public_seed=True)
     with serving(cycle, ["alice"]) as s:
         bundle = reference_bundles()[0].canonical()
         error = assert_error(post_bundle(s.client("alice"), bundle), 409, "wrong_state")
@@ -339,7 +339,7 @@ def test_a_key_that_cannot_sign_is_refused_before_serving(
     assert PASSPHRASE_ENV in (e.value.hint or "")
     monkeypatch.setenv(PASSPHRASE_ENV, "s3cret")
     cycle.generate()
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open)
     with serving(cycle, ["alice"]) as s:
         answer = post_bundle(s.client("alice"), reference_bundles()[0].canonical())

@@ -23,7 +23,7 @@ def cycle(tmp_path_factory: pytest.TempPathFactory) -> Cycle:
     spec = small_spec()
     cycle = Cycle.init(tmp_path_factory.mktemp("devkit") / "h", spec)
     cycle.generate(single_axis_targets(spec))
-    cycle.commit()
+    cycle.commit(public_seed=True)
     return cycle
 
 

@@ -36,7 +36,7 @@ def open_cycle_at(home: Path, spec: CycleSpec, key_path: Path | None = None) -> 
     """A cycle of ``spec`` in ``home``, its targets committed and submissions open."""
     cycle = Cycle.init(home, spec, key_path=key_path)
     cycle.generate()
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open, "test opens submissions")
     return cycle
 
@@ -58,7 +58,7 @@ def committed_cycle(tmp_path: Path) -> Cycle:
     """The default cycle, submissions window open now, its targets committed."""
     cycle = Cycle.init(tmp_path / "home", spec_with())
     cycle.generate()
-    cycle.commit()
+    cycle.commit(public_seed=True)
     return cycle
 
 

@@ -30,7 +30,7 @@ def _cycle(home: Path, names: tuple[str, ...] = FAST) -> Cycle:
     spec = small_spec()
     cycle = Cycle.init(home, spec)
     cycle.generate(single_axis_targets(spec))
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open)
     for bundle in reference_bundles():
         if bundle.manifest.name in names:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from conditions import Cycle, CycleState
+from conditions import PUBLIC_SEEDS, Cycle, CycleState
 from tests.conditions.conftest import record_run
 from vwt.cli import app
 
@@ -77,6 +77,33 @@ def test_list_shows_every_target_as_table_or_json(home: Path) -> None:
         for t in targets
     ]
     assert not [t.salt for t in targets if t.salt in out]
+
+
+def test_commit_refuses_the_public_default_seed_unless_meant(tmp_path: Path) -> None:
+    """The embedded default's seed is public: committing to it is refused (one error line,
+    nothing written) unless --public-seed says so, which the ledger records."""
+    home = tmp_path / "h"
+    default = Path(__file__).resolve().parents[2] / "benchmark" / "default_cycle.yaml"
+    assert vwt("cycle", "init", "--home", str(home), "--spec", str(default))[0] == 0
+    assert Cycle.open(home).spec.seed in PUBLIC_SEEDS
+    assert vwt("conditions", "generate", "--home", str(home))[0] == 0
+    before = _snapshot(home)
+    code, out = vwt("conditions", "commit", "--home", str(home))
+    assert code == 2, out
+    assert out.startswith("error: cycle vwt-default-2026-12's seed 20261201 is public")
+    assert "hint:" in out and "--public-seed" in out and len(out.strip().splitlines()) == 2
+    assert _snapshot(home) == before and Cycle.open(home).state == CycleState.draft
+    code, out = vwt("conditions", "commit", "--home", str(home), "--public-seed")
+    assert code == 0, out
+    entry = Cycle.open(home).ledger.last("conditions.committed")
+    assert entry is not None and entry.payload["public_seed"] is True
+
+
+def test_a_secret_seed_commits_without_a_flag_or_a_mark(home: Path) -> None:
+    assert vwt("conditions", "generate", "--home", str(home))[0] == 0
+    assert vwt("conditions", "commit", "--home", str(home))[0] == 0
+    entry = Cycle.open(home).ledger.last("conditions.committed")
+    assert entry is not None and "public_seed" not in entry.payload
 
 
 def test_list_before_generate_says_what_to_do(home: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from conditions import PASSPHRASE_ENV, Cycle, CycleSpec, CycleState
+from conditions import PASSPHRASE_ENV, PUBLIC_SEEDS, Cycle, CycleSpec, CycleState
 from tests.conditions.conftest import record_run
 from vwt.cli import app
 from vwt.cmd_cycle import default_spec_path
@@ -29,9 +29,42 @@ def test_init_uses_the_embedded_default_and_prints_the_fingerprint(tmp_path: Pat
     code, out = vwt("cycle", "init", "--home", str(tmp_path / "h"))
     assert code == 0, out
     cycle = Cycle.open(tmp_path / "h")
-    assert cycle.spec == CycleSpec.load(default_spec_path())
+    default = CycleSpec.load(default_spec_path())
+    assert cycle.spec == default.model_copy(update={"seed": cycle.spec.seed})
     assert f"key fingerprint: {cycle.fingerprint}" in out
     assert "state draft" in out and "vwt-default-2026-12" in out
+
+
+def test_init_draws_a_fresh_secret_seed_unless_the_spec_names_one(tmp_path: Path) -> None:
+    """Without --spec, or with a spec without `seed:`, every init draws its own seed; the
+    embedded default's public seed is never kept by accident."""
+    seeds = []
+    for name in ("a", "b"):
+        code, out = vwt("cycle", "init", "--home", str(tmp_path / name))
+        assert code == 0, out
+        assert "seed: a fresh secret one" in out
+        seeds.append(Cycle.open(tmp_path / name).spec.seed)
+    data = yaml.safe_load(default_spec_path().read_text())
+    del data["seed"]
+    (tmp_path / "no-seed.yaml").write_text(yaml.safe_dump(data))
+    code, out = vwt(
+        "cycle", "init", "--home", str(tmp_path / "c"), "--spec", str(tmp_path / "no-seed.yaml")
+    )
+    assert code == 0, out
+    seeds.append(Cycle.open(tmp_path / "c").spec.seed)
+    assert len(set(seeds)) == 3 and not set(seeds) & PUBLIC_SEEDS
+    assert all(2**32 <= s < 2**52 for s in seeds)  # 52 random bits: below 2**32 once in 2**20
+    data["seed"] = 12345
+    (tmp_path / "seed.yaml").write_text(yaml.safe_dump(data))
+    code, out = vwt(
+        "cycle", "init", "--home", str(tmp_path / "d"), "--spec", str(tmp_path / "seed.yaml")
+    )
+    assert code == 0 and "seed: a fresh secret one" not in out
+    assert Cycle.open(tmp_path / "d").spec.seed == 12345
+    code, out = vwt(
+        "cycle", "init", "--home", str(tmp_path / "e"), "--spec", str(default_spec_path())
+    )
+    assert code == 0 and "is public" in out and "--public-seed" in out
 
 
 def test_init_with_a_json_spec(tmp_path: Path) -> None:

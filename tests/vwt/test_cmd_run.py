@@ -46,7 +46,7 @@ def closed_cycle(home: Path, *, bundles: bool = True) -> Cycle:
     spec = small_spec()
     cycle = Cycle.init(home, spec)
     cycle.generate(single_axis_targets(spec))
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open, override_window=True)
     for bundle in reference_bundles() if bundles else []:
         submit(cycle, bundle)
@@ -386,7 +386,7 @@ def test_a_driver_killed_mid_run_cannot_be_advanced_and_a_resume_completes_it(
     spec["evaluation"].update(tasks_per_split=8, k=3)
     cycle = Cycle.init(tmp_path / "h", CycleSpec.model_validate(spec))
     cycle.generate(single_axis_targets(cycle.spec))
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open, override_window=True)
     for bundle in reference_bundles():
         submit(cycle, bundle)

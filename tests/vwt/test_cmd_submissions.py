@@ -33,7 +33,7 @@ def open_home(home: Path, spec: CycleSpec, *init_args: str) -> Path:
     steps = (
         ["cycle", "init", "--spec", str(spec_file), *init_args],
         ["conditions", "generate"],
-        ["conditions", "commit"],
+        ["conditions", "commit", "--public-seed"],  # spec_with: the embedded default
         ["cycle", "advance", "open"],
     )
     for cmd in steps:

@@ -40,11 +40,12 @@ def _run(
 ) -> AgentRun:
     async def go() -> AgentRun:
         backend = await start_backend(FAMILY, tmp_path)
-        env = TrialEnvironment(FAMILY, TASK, served, backend, "t")
+        env = TrialEnvironment(FAMILY, TASK, served, backend)
         await env.start()
         try:
             return await run_agent("sim/acme-2", harness_version(harness), env, artifacts, seed)
         finally:
+            await env.close()
             await backend.close()
 
     return asyncio.run(go())

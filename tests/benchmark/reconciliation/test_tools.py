@@ -82,6 +82,8 @@ def test_the_built_in_versions_apply_and_change_what_they_name(registered: Recon
         "sign_flip",
         "fraction_percent",
         "id_swap",
+        "role_swap",
+        "filter_semantics",
     }
     for version_id in versions:
         served = served_interface(ENV_ID, version_id)

@@ -125,7 +125,6 @@ def run_arm(
                                 task,
                                 served,
                                 backend,
-                                f"{task.id}/{j}",
                                 model=f"sim/{model}",
                                 harness=harness_version(harness),
                                 artifacts=artifacts or AgentArtifacts(),

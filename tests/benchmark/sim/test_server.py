@@ -297,7 +297,6 @@ def _trial(tmp_path: Path, model: str, task_index: int, version: str, seed: int)
                 TASKS[task_index],
                 served_interface("support-ops", version),
                 backend,
-                "t",
                 model=model,
                 harness=HARNESS,
                 artifacts=AgentArtifacts(),

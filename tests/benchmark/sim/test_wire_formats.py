@@ -84,7 +84,6 @@ def _trial(
                 TASKS[task],
                 served_interface("support-ops", version),
                 backend,
-                "t",
                 model=model,
                 harness=HARNESS,
                 artifacts=AgentArtifacts(),

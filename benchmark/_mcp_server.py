@@ -1,0 +1,169 @@
+"""The MCP server of a family backend, run inside a sandbox (one process per batch of trials).
+
+Usage: ``python3 _mcp_server.py --backend FILE --tools FILE [--site DIR]``.
+
+Built on the official ``mcp`` SDK, it speaks MCP on its stdio, many sessions multiplexed over
+the one pipe (``_mcp_mux.py``: each line is ``CHANNEL JSON-RPC-MESSAGE``):
+
+- the **control session** (channel ``control``), which only the runner that started the
+  process holds: tools ``open`` (a task's initial state → a new trial and its channel),
+  ``dump`` (a trial's end state, for the verifier) and ``close``;
+- one **tool session** per open trial (its channel): the family's canonical tools
+  (``tools/list``, ``tools/call``) on that trial's backend state, and nothing else. A tool
+  session has no control tools and cannot address another channel.
+
+``--site`` puts a directory holding the SDK and its dependencies on the import path (the
+interpreter may run isolated, ``-I -S``); modules next to this file (``_sandbox_exec.py`` and
+``_mcp_mux.py``, mounted beside it) are importable by it and by the backend. The process
+exits when its stdin closes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import secrets
+import sys
+from typing import Any
+
+CALL_ERRORS: tuple[type[Exception], ...] = (KeyError, TypeError, ValueError)
+"""Errors of a backend call that are the caller's fault (a tool error shown to the agent),
+besides the backend's own ``BackendError``; any other error is a fault of the server."""
+
+
+def _load_backend(path: str) -> tuple[Any, type[Exception]]:
+    spec = importlib.util.spec_from_file_location("vwt_family_backend", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load backend from {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.Backend, module.BackendError
+
+
+def _result(value: Any, is_error: bool = False) -> Any:
+    """A tool result: the JSON of ``value`` (structured too when an object), or an error."""
+    from mcp import types
+
+    if is_error:
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=value)], isError=True
+        )
+    text = json.dumps(value, sort_keys=True)
+    structured = value if isinstance(value, dict) else None
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structuredContent=structured
+    )
+
+
+class _Trials:
+    """The backend state of every open trial, by token."""
+
+    def __init__(self, backend_file: str) -> None:
+        self.backend_cls, backend_error = _load_backend(backend_file)
+        self.call_errors = (backend_error, *CALL_ERRORS)
+        self.open: dict[str, Any] = {}
+
+    def call(self, token: str, tool: str, args: dict[str, Any]) -> Any:
+        try:
+            result = self.open[token].call(tool, args)
+        except self.call_errors as e:
+            return _result(str(e).strip("'\""), is_error=True)
+        return _result(result)
+
+
+def _tool_server(tools: list[Any], call: Any) -> Any:
+    """A server of ``tools`` whose calls go to ``call(name, arguments)``."""
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
+    server: Server[Any, Any] = Server("vwt-backend")
+
+    async def list_tools(req: types.ListToolsRequest) -> types.ServerResult:
+        return types.ServerResult(types.ListToolsResult(tools=tools))
+
+    async def call_tool(req: types.CallToolRequest) -> types.ServerResult:
+        return types.ServerResult(call(req.params.name, req.params.arguments or {}))
+
+    # Plain handlers rather than the SDK's decorators: no second validation of arguments
+    # (the drift proxy validates against the served interface) and errors worded as before.
+    server.request_handlers[types.ListToolsRequest] = list_tools
+    server.request_handlers[types.CallToolRequest] = call_tool
+    return server
+
+
+async def _serve(args: argparse.Namespace) -> None:
+    import anyio
+    from _mcp_mux import CONTROL, Mux, stdio_pipes
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
+    trials = _Trials(args.backend)
+    with open(args.tools, encoding="utf-8") as f:
+        tools = [types.Tool.model_validate(t) for t in json.load(f)]
+    control: Server[Any, Any] = Server("vwt-control")
+    schema: dict[str, Any] = {"type": "object"}
+    control_tools = [
+        types.Tool(name="open", description="Start a trial from a state.", inputSchema=schema),
+        types.Tool(name="dump", description="A trial's current state.", inputSchema=schema),
+        types.Tool(name="close", description="Drop a trial.", inputSchema=schema),
+    ]
+    reader, writer = await stdio_pipes()
+    async with Mux(reader, writer, refuse=True) as mux, anyio.create_task_group() as tg:
+
+        async def serve_trial(token: str, ready: anyio.Event) -> None:
+            server = _tool_server(tools, lambda name, a: trials.call(token, name, a))
+            async with mux.channel(token) as (read, write):
+                ready.set()
+                await server.run(read, write, server.create_initialization_options())
+
+        @control.list_tools()
+        async def list_tools() -> list[types.Tool]:
+            return control_tools
+
+        @control.call_tool(validate_input=False)
+        async def call_tool(name: str, args: dict[str, Any]) -> dict[str, Any]:
+            if name == "open":
+                token = secrets.token_hex(16)
+                trials.open[token] = trials.backend_cls(args["state"])
+                ready = anyio.Event()
+                tg.start_soon(serve_trial, token, ready)
+                await ready.wait()  # the channel routes before the runner hears its name
+                return {"trial": token}
+            if name == "dump":
+                return {"state": trials.open[args["trial"]].dump()}
+            if name == "close":
+                trials.open.pop(args["trial"], None)
+                mux.end(args["trial"])
+                return {}
+            raise ValueError(f"unknown control tool {name!r}")
+
+        async with mux.channel(CONTROL) as (read, write):
+            await control.run(read, write, control.create_initialization_options())
+        tg.cancel_scope.cancel()
+
+
+def main() -> None:
+    """Serve until stdin closes."""
+    parser = argparse.ArgumentParser(description="MCP server of a vwt family backend")
+    parser.add_argument("--backend", required=True, help="the family's backend module")
+    parser.add_argument("--tools", required=True, help="JSON list of the canonical MCP tools")
+    parser.add_argument("--site", default=None, help="directory holding the mcp SDK")
+    args = parser.parse_args()
+    if args.site:
+        sys.path.insert(0, args.site)
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.append(here)
+    import anyio
+
+    anyio.run(_serve, args)
+    sys.stdout.flush()
+    # Nothing is left to tear down that the runner waits for: skip the interpreter's own
+    # (it unloads every SDK module, and the runner waits for the exit).
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
