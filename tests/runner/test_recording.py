@@ -73,7 +73,9 @@ def test_the_store_holds_every_call_of_every_trial_and_shared_blobs_once(
         assert r.calls_sha256 is not None
         calls = store.calls(r.calls_sha256)
         assert calls is not None and len(calls) == r.turns
-        trace = json.loads(store.trace(r.trace_sha256) or b"")
+        # the trace is the messages, each tool result with its MCP exchange beside it
+        stored = json.loads(store.trace(r.trace_sha256) or b"")
+        trace = [{k: v for k, v in m.items() if k != "mcp"} for m in stored]
         for call in calls:
             sent = list(call.request.messages)
             assert sent == trace[: len(sent)]  # requests are the trace as it grew
