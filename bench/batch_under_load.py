@@ -75,7 +75,7 @@ def main() -> None:
     finally:
         for h in hogs:
             h.terminate()
-    records = [json.loads(r) for r, _ in rows]
+    records = [json.loads(r) for r, *_ in rows]
     invalid = [r["invalid"] for r in records if r["outcome"] == "invalid"]
     print(
         f"{len(records)} trials beside {args.hogs} CPU hogs: {wall:.1f} s "

@@ -106,7 +106,7 @@ def main() -> int:
             run_batch(warm.model_dump_json(), "local", args.concurrency)
             with Stopwatch() as ours:
                 rows = run_batch(batch.model_dump_json(), "local", args.concurrency)
-            got = Counter(TrialRecord.model_validate_json(r).outcome for r, _ in rows)
+            got = Counter(TrialRecord.model_validate_json(r).outcome for r, *_ in rows)
             print(f"vwt (run_batch, in process): {rate(trials, ours.seconds)}; {dict(got)}")
             if python is None:
                 return 0

@@ -37,7 +37,7 @@ def sample_rows(tasks: int) -> list[tuple[TrialRecord, bytes]]:
     rows = [r for b in batches for r in run_batch(b.model_dump_json(), "local")]
     if len(rows) != trial_count(batches):
         raise RuntimeError(f"the sample returned {len(rows)} of {trial_count(batches)} trials")
-    return [(TrialRecord.model_validate_json(r), t) for r, t in rows]
+    return [(TrialRecord.model_validate_json(r), t) for r, t, _ in rows]
 
 
 def unique_trace(trace: bytes, n: int) -> bytes:

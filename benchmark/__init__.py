@@ -6,6 +6,21 @@ import os
 # told not to; vwt works offline.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from benchmark._call_log import CallLog, current_log, first_difference, recording
+from benchmark._calls import (
+    CALLS_VERSION,
+    CachedReply,
+    CacheEntry,
+    CallDocument,
+    CallReply,
+    CallRequest,
+    CallUsage,
+    ExpandedRequest,
+    ModelCall,
+    ReplayCall,
+    canonical,
+    expand,
+)
 from benchmark._check import check_cycle_spec
 from benchmark._endpoint import endpoint_kwargs, require_endpoint_keys
 from benchmark._environment import ToolResult, TrialEnvironment, openai_tool, tool_result
@@ -24,7 +39,14 @@ from benchmark._mcp_backend import (
     server_site,
 )
 from benchmark._model_check import check_model
-from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete, load_litellm
+from benchmark._models import (
+    ModelCallFailed,
+    ModelPolicy,
+    Usage,
+    call_usage,
+    complete,
+    load_litellm,
+)
 from benchmark._oracle import CriticalFlag, check_call
 from benchmark._plugins import ENTRY_POINTS_ENV, PluginOrigin, Plugins, entry_points_to_hand_on
 from benchmark._prices import ModelPrice, model_price, usage_cost
@@ -48,28 +70,40 @@ from benchmark._registry import (
     serve,
     served_interface,
 )
+from benchmark._secrets import REDACTED, mentions, scrub, secret_values
 from benchmark._task import Family, Planted, Task, VerifierResult, stable_int
 from benchmark._trial import Outcome, TrialResult, classify, run_trial
 from benchmark._wires import WIRE_FORMATS, wire_format
 from benchmark.errors import BenchmarkError
 
 __all__ = [
+    "CALLS_VERSION",
     "ENTRY_POINTS_ENV",
     "FAMILIES",
     "FAMILY_GROUP",
     "IMAGE_SITE",
     "LIMIT_ENV",
+    "REDACTED",
     "SHARE_ENV",
     "WIRE_FORMATS",
     "BackendCallError",
     "BackendTrial",
     "BackendUnavailable",
     "BenchmarkError",
+    "CacheEntry",
+    "CachedReply",
+    "CallDocument",
+    "CallLog",
+    "CallReply",
+    "CallRequest",
+    "CallUsage",
     "CriticalFlag",
+    "ExpandedRequest",
     "Family",
     "FamilyRedTeam",
     "Limits",
     "McpBackend",
+    "ModelCall",
     "ModelCallFailed",
     "ModelPolicy",
     "ModelPrice",
@@ -80,6 +114,7 @@ __all__ = [
     "Plugins",
     "RedTeamFailure",
     "RedTeamReport",
+    "ReplayCall",
     "ServerProcess",
     "ServerSandbox",
     "Task",
@@ -89,29 +124,38 @@ __all__ = [
     "Usage",
     "VerifierResult",
     "backend_timeout",
+    "call_usage",
+    "canonical",
     "check_call",
     "check_cycle_spec",
     "check_model",
     "check_site_for",
     "classify",
     "complete",
+    "current_log",
     "cycle_families",
     "default_cycle_spec_path",
     "endpoint_kwargs",
     "entry_points_to_hand_on",
+    "expand",
     "family",
     "family_for_env",
     "family_origin",
+    "first_difference",
     "full_cycle_spec_path",
     "host_site",
     "interface_version",
     "load_litellm",
+    "mentions",
     "model_price",
     "openai_tool",
+    "recording",
     "redteam",
     "require_endpoint_keys",
     "require_gate",
     "run_trial",
+    "scrub",
+    "secret_values",
     "serve",
     "served_interface",
     "server_site",

@@ -20,8 +20,11 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from benchmark._call_log import current_log
+from benchmark._calls import CallUsage
 from benchmark._endpoint import endpoint_kwargs
 from benchmark._limits import MAX_RETRY_AFTER_S, Limits, estimate_tokens, gate, retry_after
+from benchmark._wires import wire_format
 from benchmark.errors import BenchmarkError
 from benchmark.sim import SEED_HEADER, register_sim_provider
 from conditions import ModelEndpoint
@@ -150,7 +153,8 @@ class ModelPolicy(BaseModel):
 
 
 class Usage(BaseModel):
-    """Token and call accounting of one trial or phase."""
+    """Token and call accounting of one trial or phase: what the model was asked for now.
+    Calls answered from the record (the cache, a replay) count only in ``cached``."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -158,14 +162,28 @@ class Usage(BaseModel):
     prompt_tokens: int = Field(default=0, description="Prompt tokens reported by the provider.")
     completion_tokens: int = Field(default=0, description="Completion tokens reported.")
     latency_s: float = Field(default=0.0, description="Seconds spent waiting for the model.")
+    cached: int = Field(
+        default=0,
+        description="Calls answered from the record (the cache or a replay) without a model "
+        "request; their tokens are not counted above.",
+    )
 
     def add(self, response: Any, seconds: float) -> None:
         """Count one response."""
-        usage = getattr(response, "usage", None)
+        tokens = call_usage(response)
         self.calls += 1
-        self.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
-        self.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
+        self.prompt_tokens += tokens.prompt_tokens
+        self.completion_tokens += tokens.completion_tokens
         self.latency_s += seconds
+
+
+def call_usage(response: Any) -> CallUsage:
+    """The tokens a litellm response reports (0 where it reports none)."""
+    usage = getattr(response, "usage", None)
+    return CallUsage(
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+    )
 
 
 def _reason(error: Exception, model: str, attempts: int | None = None) -> str:
@@ -186,10 +204,8 @@ def _provider(litellm: ModuleType, model: str) -> str:
 
 
 def _tokens(response: Any) -> int:
-    usage = getattr(response, "usage", None)
-    return int(getattr(usage, "prompt_tokens", 0) or 0) + int(
-        getattr(usage, "completion_tokens", 0) or 0
-    )
+    tokens = call_usage(response)
+    return tokens.prompt_tokens + tokens.completion_tokens
 
 
 def _retry_wait(error: BaseException | None, policy: ModelPolicy) -> float | None:
@@ -277,7 +293,23 @@ async def complete(
     fails the call at once. Either way the failure is a :class:`ModelCallFailed` whose
     message starts with the error's class name. Every request first waits its turn under
     ``policy.limits``.
+
+    When the runner records the trial's calls (:func:`benchmark.recording`), the request and
+    the reply (or the failure) are recorded, and a request the record can answer (a replay's
+    next call, a cached reply) is answered from it without a model request, counted in
+    ``usage.cached``; a replay's divergence fails the call.
     """
+    log = current_log()
+    params: dict[str, int | float | str | bool] = {"temperature": 0}
+    wire = wire_format(model)
+    prepared = None if log is None else log.prepare(model, messages, tools, seed, params)
+    if log is not None and prepared is not None:
+        answer = log.recorded(prepared, wire)
+        if answer is not None:
+            if answer.message is None:
+                raise ModelCallFailed(answer.error or "the recorded call failed")
+            usage.cached += 1
+            return answer.message
     policy = policy or ModelPolicy.from_env()
     route = endpoint_kwargs(model, endpoint)
     litellm = await _litellm()
@@ -295,9 +327,9 @@ async def complete(
                 model=model,
                 messages=messages,
                 tools=tools or None,
-                temperature=0,
                 max_retries=0,
                 timeout=policy.timeout_s,
+                **params,
                 **seeded,
                 **route,
             )
@@ -318,8 +350,11 @@ async def complete(
                 attempt = trying.retry_state.attempt_number
                 reply, response, seconds = await once()
     except Exception as e:  # any error ends the trial ('invalid'), never the batch
-        if not _retriable(litellm, e):
-            raise ModelCallFailed(_reason(e, model)) from e
-        raise ModelCallFailed(_reason(e, model, attempt)) from e
+        reason = _reason(e, model, attempt if _retriable(litellm, e) else None)
+        if log is not None and prepared is not None:
+            log.failed(prepared, reason, wire)
+        raise ModelCallFailed(reason) from e
     usage.add(response, seconds)
+    if log is not None and prepared is not None:
+        log.answered(prepared, reply, call_usage(response), wire)
     return reply

@@ -7,6 +7,14 @@ from reports._adapted import (
     LeakVerdict,
     ReleasedAdaptation,
 )
+from reports._calls import (
+    CALLS_DIR,
+    MAX_CALLS_BYTES,
+    call_file,
+    calls_name,
+    check_calls,
+    read_calls,
+)
 from reports._cell import (
     CellMetrics,
     CriticalTest,
@@ -57,6 +65,7 @@ from reports._release import (
 )
 from reports._render import compact_table, condition_label, render_release, submission_table
 from reports._render_compare import render_comparison
+from reports._replay import ReleaseSource
 from reports._retention import Retention, RetentionStatus
 from reports._stats import benjamini_hochberg, binomial_sign_test, pass_hat_k
 from reports._stats_arms import OUTCOMES, ArmOutcomes, ArmSummary, TaskTrials
@@ -77,9 +86,11 @@ from reports.errors import ReportError
 
 __all__ = [
     "ARTIFACTS_DIR",
+    "CALLS_DIR",
     "DEFAULT_BASELINE",
     "EXPORT_FORMATS",
     "INTERFACES_DIR",
+    "MAX_CALLS_BYTES",
     "MAX_TRACE_BYTES",
     "MAX_TRIALS_BYTES",
     "OUTCOMES",
@@ -111,6 +122,7 @@ __all__ = [
     "PhaseCost",
     "RankChange",
     "ReleaseComparison",
+    "ReleaseSource",
     "ReleaseStatement",
     "ReleasedAdaptation",
     "ReleasedCondition",
@@ -132,8 +144,11 @@ __all__ = [
     "binomial_sign_test",
     "build_matrix",
     "build_release",
+    "call_file",
+    "calls_name",
     "cell_flags",
     "cell_metrics",
+    "check_calls",
     "compact_table",
     "compare_releases",
     "condition_label",
@@ -153,6 +168,7 @@ __all__ = [
     "pilot_records",
     "plan_cycle",
     "planned_se",
+    "read_calls",
     "read_release",
     "read_trace",
     "release_trials",

@@ -1,6 +1,8 @@
-"""What a release publishes beside its trials: traces, artifacts and interface version files.
+"""What a release publishes beside its trials: traces, call records, artifacts and interface
+version files.
 
 - ``traces/<sha256>.json.gz``: every released trial's trace (see ``reports._traces``);
+- ``calls/<sha256>.json.gz``: every released trial's model calls (see ``reports._calls``);
 - ``artifacts/<bundle hash>.json``: every bundle a released trial used, submitted or adapted,
   as its canonical JSON (what ``vwt submissions pack`` writes), so its SHA-256 is the bundle
   hash and ``vwt submissions`` reads it back;
@@ -25,6 +27,7 @@ from benchmark import family_for_env, serve
 from benchmark.errors import BenchmarkError
 from conditions._wire import MAX_FILE_BYTES
 from drift import InterfaceVersion, VersionFile, capped_bytes
+from reports._calls import call_file, calls_name
 from reports._matrix import noise_check_bundles
 from reports._traces import compress_trace, trace_bytes, trace_name
 from reports.errors import ReportError
@@ -107,10 +110,24 @@ def published_files(
     interfaces: Iterable[InterfaceVersion],
     trace_of: Callable[[str], bytes | None],
     bundle_of: Callable[[str], Bundle],
+    blob_of: Callable[[str], bytes | None] | None = None,
 ) -> Published:
-    """Traces of ``records`` (from ``trace_of``, by hash), the ``bundles`` (from ``bundle_of``)
-    and the ``interfaces`` as files. Refused if a record's trace is not in the store."""
+    """Traces of ``records`` (from ``trace_of``, by hash), their call records (from the
+    blobs ``blob_of`` gives, see ``reports._calls``), the ``bundles`` (from ``bundle_of``) and
+    the ``interfaces`` as files. Refused if a record's trace or calls are not in the store."""
     files: list[tuple[str, bytes]] = []
+    pinned = {r.calls_sha256 for r in records if r.calls_sha256} if blob_of else set()
+    for sha in sorted(pinned):
+        calls = None if blob_of is None else call_file(sha, blob_of)
+        if calls is None:
+            key = next(r.key for r in records if r.calls_sha256 == sha)
+            raise ReportError(
+                f"the store has no call record {sha[:16]}… for trial {key[:12]}… (or it is "
+                "altered)",
+                "a release publishes every trial's model calls: restore the store (vwt.sqlite "
+                "in the cycle's home) from a backup",
+            )
+        files.append((calls_name(sha), calls))
     for sha in sorted({r.trace_sha256 for r in records}):
         trace = trace_of(sha)
         if trace is None or hashlib.sha256(trace).hexdigest() != sha:

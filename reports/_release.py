@@ -97,7 +97,8 @@ class ReleaseStatement(_Frozen):
     trials: FileRef = Field(
         description="Every trial record, one JSON object per line. Each record's trace_sha256 "
         "pins its trace, published as traces/<sha256>.json.gz (gzip without a time stamp of "
-        "the exact trace bytes)."
+        "the exact trace bytes), and its calls_sha256 (where set) its model calls, published "
+        "as calls/<sha256>.json.gz (see reports._calls)."
     )
     n_trials: int = Field(description="Records in the trials file.")
     artifacts: tuple[FileRef, ...] = Field(
@@ -302,6 +303,7 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
         interfaces,
         store.trace,
         bundles.get,
+        store.blob,
     )
     statement = ReleaseStatement(
         cycle=cycle.id,

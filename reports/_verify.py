@@ -20,6 +20,7 @@ from conditions._wire import MAX_FILE_BYTES
 from drift import capped_bytes
 from reports._accounting import PhaseAccounting
 from reports._adapted import check_access_log, sealed_of
+from reports._calls import check_calls
 from reports._complete import check_complete
 from reports._matrix import Cell, build_matrix
 from reports._pins import check_pins
@@ -84,6 +85,9 @@ class VerifiedRelease(BaseModel):
     adaptations: int = Field(default=0, description="Adaptations checked (access logs).")
     burned_submissions: int = Field(default=0, description="Submissions whose split is burned.")
     traces: int = Field(description="Distinct traces read, each hashing to its records' pin.")
+    calls: int = Field(
+        default=0, description="Distinct call files read, each hashing to its records' pin."
+    )
     artifacts: int = Field(description="Published bundles read, each's hash recomputed.")
     interface_files: int = Field(
         description="Interface version files, each equal to the release's definition."
@@ -450,6 +454,7 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
         )
     _check_interfaces(r, records)
     traces = check_traces(folder, records)
+    calls = check_calls(folder, records)
     bundles = [s.bundle_hash for s in r.submissions] + [a.adapted for a in r.adaptations]
     artifacts = check_artifacts(folder, r.artifacts, released_bundles(records, bundles))
     noise_checks = published_noise_checks(
@@ -485,6 +490,7 @@ def verify_release(path: Path, expected_key: str | None = None) -> VerifiedRelea
         adaptations=len(r.adaptations),
         burned_submissions=sum(s.burned for s in r.submissions),
         traces=traces,
+        calls=calls,
         artifacts=artifacts,
         interface_files=interface_files,
         window_overrides=r.window_overrides,

@@ -50,6 +50,15 @@ from runner._pin import (
 from runner._plan import plan_phase
 from runner._ray import ADDRESS_ENV, start_ray
 from runner._records import Batch, TrialRecord, TrialSpec, trial_key
+from runner._replay import (
+    COMPARED,
+    HomeSource,
+    ReplayedTrial,
+    ReplaySource,
+    ReplaySummary,
+    replay_trials,
+    sample_records,
+)
 from runner._sandbox import SandboxKind, make_sandbox, resolve_sandbox_kind
 from runner._sandbox_base import (
     NOBODY,
@@ -64,11 +73,12 @@ from runner._sandbox_engine import DEFAULT_IMAGE, docker_status, remove_stale_sa
 from runner._sandbox_local import LocalSandbox
 from runner._skill_scripts import SCRIPT_TIMEOUT_S, SandboxScripts, skill_mount
 from runner._store import StoredRow, TrialStore, canonical_record, record_leaf
-from runner._worker import run_batch, stream_batch
+from runner._worker import Called, Item, Row, run_batch, stream_batch
 from runner.errors import RunnerError
 
 __all__ = [
     "ADDRESS_ENV",
+    "COMPARED",
     "DEFAULT_IMAGE",
     "DEV_CONDITIONS",
     "DEV_STORES",
@@ -81,17 +91,24 @@ __all__ = [
     "SIM_TRIAL_USAGE",
     "Accounting",
     "Batch",
+    "Called",
     "CellAccounting",
     "CostEstimate",
     "DevRun",
     "DockerSandbox",
     "ExecResult",
     "Execution",
+    "HomeSource",
+    "Item",
     "LocalSandbox",
     "Mount",
     "OutputRefused",
     "Progress",
     "RecordsPin",
+    "ReplaySource",
+    "ReplaySummary",
+    "ReplayedTrial",
+    "Row",
     "RunInterrupted",
     "RunnerError",
     "Sandbox",
@@ -128,10 +145,12 @@ __all__ = [
     "record_leaf",
     "records_digest",
     "remove_stale_sandboxes",
+    "replay_trials",
     "resolve_sandbox_kind",
     "run_batch",
     "run_dev",
     "run_phase",
+    "sample_records",
     "skill_mount",
     "start_ray",
     "store_for",

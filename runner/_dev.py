@@ -120,6 +120,7 @@ def run_dev(
     sandbox: str = "auto",
     max_attempts: int = MAX_ATTEMPTS,
     progress: Progress | None = None,
+    cache: bool = False,
 ) -> DevRun:
     """Run ``bundle`` and the baseline on the dev split of ``spec``'s source condition.
 
@@ -127,7 +128,8 @@ def run_dev(
     bundle, only runs what is missing or invalid (the baseline is shared); invalid trials are
     retried up to ``max_attempts`` attempts each. Holds the lock of ``home``. Raises
     RunnerError if trials are missing after; trials still invalid are counted in the
-    accounting, and ``execution.first_invalid`` says why.
+    accounting, and ``execution.first_invalid`` says why. With ``cache``, requests whose
+    replies the dev store holds are answered from it.
     """
     condition = dev_condition(spec.source, model, spec.endpoints.get(model or ""))
     for fam in map(family, condition.task_family.families):
@@ -153,7 +155,12 @@ def run_dev(
         _note_condition(home, condition)
         store = dev_store(home, spec)
         execution = execute(
-            store, batches, sandbox=sandbox, max_attempts=max_attempts, progress=progress
+            store,
+            batches,
+            sandbox=sandbox,
+            max_attempts=max_attempts,
+            progress=progress,
+            cache=[store] if cache else (),
         )
         planned = {t.key for b in batches for t in b.trials}
         # The store also holds other bundles' and models' dev runs; only this plan's count.

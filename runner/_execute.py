@@ -8,18 +8,21 @@ import signal
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark import (
     ENTRY_POINTS_ENV,
+    CachedReply,
+    CacheEntry,
     ModelPolicy,
     backend_timeout,
     entry_points_to_hand_on,
     require_endpoint_keys,
 )
+from benchmark._seeds import request_seed
 from runner._accounting import INVALID
 from runner._ray import ADDRESS_ENV, start_ray
 from runner._records import Batch, TrialRecord
@@ -27,7 +30,7 @@ from runner._sandbox import SandboxKind, resolve_sandbox_kind
 from runner._sandbox_engine import remove_stale_sandboxes
 from runner._store import TrialStore
 from runner._streams import LocalStreams, RayStreams, Streams
-from runner._worker import stream_batch
+from runner._worker import Called, stream_batch, unpack_call_blobs
 from runner.errors import RunnerError
 
 Progress = Callable[[int, int], None]
@@ -60,6 +63,12 @@ class Execution(BaseModel):
         default_factory=list,
         description="Errors of batches that stopped before handing out every trial: how many "
         "trials each lost and how many of those were run again.",
+    )
+    model_calls: int = Field(default=0, description="Model requests the stored attempts made.")
+    cached_calls: int = Field(
+        default=0,
+        description="Calls of the stored attempts answered from the cache, without a model "
+        "request (`--cache`).",
     )
 
 
@@ -123,6 +132,7 @@ def execute(
     concurrency: int = 16,
     max_attempts: int = MAX_ATTEMPTS,
     progress: Progress | None = None,
+    cache: Sequence[TrialStore] = (),
 ) -> Execution:
     """Run the trials of ``batches`` without a valid record on Ray, storing them as they finish.
 
@@ -135,6 +145,13 @@ def execute(
     the stored ones). ``sealed`` runs (the frozen and adapted phases) do not fall back to the
     local sandbox unless it is asked for by name. Ctrl-C or SIGTERM stores what finished and
     raises :class:`RunInterrupted` saying how to resume.
+
+    Every model call is recorded with its trial, and every reply is stored as soon as it
+    comes, trial finished or not. With a ``cache``, a request identical to one whose reply is
+    stored (same model, seed, messages, tools and parameters) is answered from the store
+    without a model call: a run again after a crash asks the model only what it had not
+    answered yet. ``cache`` lists the stores whose replies answer (the run's own, and any
+    other); empty: every request goes to the model.
     """
     if max_attempts < 1:
         raise RunnerError(f"max attempts must be at least 1, got {max_attempts}", "e.g. 3")
@@ -155,7 +172,7 @@ def execute(
     kind = resolve_sandbox_kind(sandbox, untrusted="sealed runs" if sealed else None)
     if kind is SandboxKind.docker:
         remove_stale_sandboxes()
-    run = _Run(store, result, max_attempts, progress, total)
+    run = _Run(store, result, max_attempts, progress, total, cache)
     try:
         with _terminate_as_interrupt() as claim:
             executor = _executor(todo, total, tuple(keys))
@@ -212,14 +229,17 @@ class _Run:
         max_attempts: int,
         progress: Progress | None,
         total: int,
+        cache: Sequence[TrialStore] = (),
     ) -> None:
         self.store, self.result, self.max_attempts = store, result, max_attempts
-        self.progress, self.total = progress, total
+        self.progress, self.total, self.cache = progress, total, cache
         self.last = store.last_attempts()
         self.tries: Counter[str] = Counter()
         self.streams: dict[Any, Batch] = {}
         self.received: dict[Any, set[str]] = {}
         self.buffer: list[tuple[TrialRecord, bytes]] = []
+        self.blobs: dict[str, bytes] = {}
+        self.replies: list[CacheEntry] = []
         self.oldest = 0.0
         self.invalid: dict[str, TrialRecord] = {}
         self.finished: set[str] = set()
@@ -229,7 +249,19 @@ class _Run:
         for batch in batches:
             self._submit(batch)
 
+    def _cached(self, batch: Batch) -> Batch:
+        """``batch`` with the stored replies to its trials' model and seeds (``--cache``)."""
+        arm = batch.bundle_hash if batch.bundle_hash is not None else "baseline"
+        seeds = [request_seed(t.seed, arm) for t in batch.trials]
+        replies: dict[str, CachedReply] = {}
+        for store in self.cache:
+            replies.update(store.cached_replies(batch.condition.model.model, seeds))
+        return batch.model_copy(update={"cache": replies})
+
     def _submit(self, batch: Batch) -> None:
+        if self.cache:
+            self._flush()  # replies of the attempts before this one are served too
+            batch = self._cached(batch)
         self.tries.update(t.key for t in batch.trials)
         stream = self.executor.submit(batch.model_dump_json(), self.kind, self.concurrency)
         self.streams[stream] = batch
@@ -240,7 +272,8 @@ class _Run:
             ready = self.executor.wait(list(self.streams), FLUSH_SECONDS)
             if ready is not None:
                 self._take(ready)
-            if self.buffer and (ready is None or time.monotonic() - self.oldest >= FLUSH_SECONDS):
+            waiting = self.buffer or self.replies
+            if waiting and (ready is None or time.monotonic() - self.oldest >= FLUSH_SECONDS):
                 self._flush()
         self._flush()
         self.executor.close(cancel=False)
@@ -255,12 +288,16 @@ class _Run:
         if rows is None:
             self._end(stream, batch, None)
             return
-        for record_json, trace in rows:
-            record = TrialRecord.model_validate_json(record_json)
-            self.received[stream].add(record.key)
-            if not self.buffer:
+        for item in rows:
+            if not self.buffer and not self.replies:
                 self.oldest = time.monotonic()
-            self.buffer.append((record, trace))
+            if isinstance(item, Called):
+                self.replies.append(CacheEntry.model_validate_json(item.entry))
+                continue
+            record = TrialRecord.model_validate_json(item.record)
+            self.received[stream].add(record.key)
+            self.buffer.append((record, item.trace))
+            self.blobs.update(unpack_call_blobs(item.calls))
         if len(self.buffer) >= FLUSH_ROWS:
             self._flush()
 
@@ -283,16 +320,19 @@ class _Run:
             self._submit(batch.model_copy(update={"trials": retry}))
 
     def _flush(self) -> None:
-        if not self.buffer:
+        if not self.buffer and not self.replies:
             return
         stored = []
         for record, trace in self.buffer:
             self.last[record.key] = self.last.get(record.key, 0) + 1
             stored.append((record.model_copy(update={"attempt": self.last[record.key]}), trace))
-        self.buffer = []
-        self.store.insert(stored)
+        blobs, replies = self.blobs, self.replies
+        self.buffer, self.blobs, self.replies = [], {}, []
+        self.store.insert(stored, blobs=blobs, replies=replies)
         for record, _ in stored:
             self.result.ran += 1
+            self.result.model_calls += record.usage.calls
+            self.result.cached_calls += record.usage.cached
             self.result.retried += record.attempt > 1
             if record.outcome == INVALID:
                 self.invalid[record.key] = record

@@ -30,6 +30,13 @@ def store_for(home: Path) -> TrialStore:
     return TrialStore(home / "vwt.sqlite")
 
 
+def cache_stores(home: Path) -> list[TrialStore]:
+    """The stores whose recorded replies ``--cache`` serves in ``home``: its cycle's, then
+    those of the cycles it superseded (``--force``), newest first."""
+    older = sorted((home / "superseded").glob("*/vwt.sqlite"), reverse=True)
+    return [store_for(home), *(TrialStore(p) for p in older)]
+
+
 def evaluation_conditions(cycle: Cycle) -> list[tuple[str, Condition]]:
     """(id, condition) of the source, then of every committed target (keyed ids)."""
     return cycle.evaluation_conditions()
@@ -143,6 +150,7 @@ def run_phase(
     k: int | None = None,
     max_attempts: int = MAX_ATTEMPTS,
     progress: Progress | None = None,
+    cache: bool = False,
 ) -> tuple[Execution, Accounting]:
     """Run every submitted bundle and the baseline in the source and all targets, at the
     committed evaluation size (``tasks_per_split``/``k``, if given, must equal it).
@@ -159,7 +167,8 @@ def run_phase(
 
     Fails closed: if any planned trial has no record afterwards, raises RunnerError (run it
     again to resume). Trials still invalid after their attempts do not raise: the accounting
-    counts them and ``execution.first_invalid`` says why the first one was.
+    counts them and ``execution.first_invalid`` says why the first one was. With ``cache``,
+    requests whose replies the home's stores hold are answered from them (``cache_stores``).
     """
     state = _state(phase)
     check_evaluation_size(cycle.spec, tasks_per_split, k)
@@ -180,6 +189,7 @@ def run_phase(
             sealed=True,
             max_attempts=max_attempts,
             progress=progress,
+            cache=cache_stores(cycle.home) if cache else (),
         )
         records, pin = pin_phase(cycle, phase, store)
         accounting = account(phase, batches, records)
@@ -194,6 +204,7 @@ def run_phase(
                 **adapted,
                 "ran": execution.ran,
                 "retried": execution.retried,
+                "cached_calls": execution.cached_calls,
                 "max_attempts": max_attempts,
                 "first_invalid": execution.first_invalid,
                 "failed_batches": execution.failed_batches,

@@ -8,7 +8,7 @@ from typing import Any, Literal, Self
 import rfc8785
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from benchmark import CriticalFlag, Usage
+from benchmark import CachedReply, CriticalFlag, Usage
 from conditions import Condition, ModelEndpoint
 from drift import InterfaceVersion
 
@@ -62,6 +62,11 @@ class Batch(BaseModel):
     )
     split_seed: int = Field(description="Seed of the task split.")
     trials: tuple[TrialSpec, ...] = Field(description="The trials.")
+    cache: dict[str, CachedReply] = Field(
+        default_factory=dict,
+        description="Recorded replies by request hash, served instead of a model call "
+        "(`--cache`); empty: every call asks the model.",
+    )
 
     @model_validator(mode="after")
     def _family_of_condition(self) -> Self:
@@ -133,6 +138,11 @@ class TrialRecord(BaseModel):
     invalid: str | None = Field(description="Infrastructure failure.")
     verifier_reasons: tuple[str, ...] = Field(description="What the verifier found wrong.")
     trace_sha256: str = Field(description="SHA-256 of the stored trace (messages JSON).")
+    calls_sha256: str | None = Field(
+        default=None,
+        description="SHA-256 of the trial's call document (benchmark.CallDocument: every model "
+        "request and reply, by blob hash); None in records written before calls were recorded.",
+    )
 
     def row(self) -> dict[str, Any]:
         """Indexed columns of the store."""

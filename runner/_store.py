@@ -16,9 +16,10 @@ from __future__ import annotations
 import errno
 import hashlib
 import hmac
+import json
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -26,6 +27,7 @@ from typing import Any, NamedTuple
 import rfc8785
 from pydantic import ValidationError
 
+from benchmark import CachedReply, CacheEntry, CallDocument, ReplayCall, expand
 from drift import create_private_file
 from runner._records import TrialRecord
 from runner.errors import RunnerError
@@ -82,6 +84,12 @@ _INDEXES = (
     "CREATE UNIQUE INDEX IF NOT EXISTS trials_one_valid ON trials (key) WHERE outcome != 'invalid'",
     "CREATE INDEX IF NOT EXISTS trials_cell ON trials (phase, condition_id, bundle_hash)",
     "CREATE TABLE IF NOT EXISTS traces (sha256 TEXT PRIMARY KEY, body BLOB NOT NULL)",
+    # Model call records: content-addressed blobs (messages, tool lists, call documents)...
+    "CREATE TABLE IF NOT EXISTS blobs (sha256 TEXT PRIMARY KEY, body BLOB NOT NULL)",
+    # ...and every reply the model made, by request hash: what `--cache` serves from.
+    "CREATE TABLE IF NOT EXISTS replies (request_sha TEXT PRIMARY KEY, model TEXT NOT NULL, "
+    "seed INTEGER NOT NULL, reply TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS replies_model_seed ON replies (model, seed)",
 )
 _RECOVER_HINT = (
     "restore the file from a backup, or save what is readable with "
@@ -107,7 +115,7 @@ _ALTERED_HINT = (
 
 def _store_error(path: Path, e: Exception) -> RunnerError:
     """The user-facing error for a SQLite or OS failure of the store at ``path``."""
-    text = str(e)
+    text = " ".join(str(e).split())  # SQLite's integrity reports span lines; errors are one
     if "disk is full" in text or getattr(e, "errno", None) == errno.ENOSPC:
         return RunnerError(
             f"the disk is full: cannot write the trial store {path}",
@@ -152,7 +160,7 @@ class TrialStore:
         except OSError as e:
             raise _store_error(db_path, e) from e
         with self._connect() as db:
-            problems = [row[0] for row in db.execute("PRAGMA quick_check(5)")]
+            problems = [" ".join(row[0].split()) for row in db.execute("PRAGMA quick_check(5)")]
             if problems != ["ok"]:
                 raise RunnerError(
                     f"the trial store {db_path} is corrupt: {'; '.join(problems)}",
@@ -211,14 +219,38 @@ class TrialStore:
                 db.execute("ROLLBACK")
                 raise
 
-    def insert(self, rows: Iterable[tuple[TrialRecord, bytes]]) -> int:
-        """Store (record, compressed trace) pairs, each as the attempt its record names.
+    def insert(
+        self,
+        rows: Iterable[tuple[TrialRecord, bytes]],
+        *,
+        blobs: Mapping[str, bytes] | None = None,
+        replies: Iterable[CacheEntry] = (),
+    ) -> int:
+        """Store (record, compressed trace) pairs, each as the attempt its record names, with
+        the call ``blobs`` their records name (hash → canonical JSON, kept once however many
+        trials name one) and the model's ``replies`` (the cache), in one transaction.
 
         Raises RunnerError, storing none of ``rows``, if an attempt is already stored or a key
         would get a second valid attempt: the store never holds duplicates.
         """
         n = 0
         with self._connect() as db:
+            known: set[str] = set()
+            if blobs:
+                wanted = list(blobs)
+                for i in range(0, len(wanted), 500):
+                    chunk = wanted[i : i + 500]
+                    marks = ",".join("?" * len(chunk))
+                    sql = f"SELECT sha256 FROM blobs WHERE sha256 IN ({marks})"
+                    known.update(k for (k,) in db.execute(sql, chunk))
+            db.executemany(
+                "INSERT OR IGNORE INTO blobs VALUES (?, ?)",
+                ((k, zlib.compress(v)) for k, v in (blobs or {}).items() if k not in known),
+            )
+            db.executemany(
+                "INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?)",
+                ((e.request_sha, e.model, e.seed, e.reply.model_dump_json()) for e in replies),
+            )
             (last,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM trials").fetchone()
             for record, trace in rows:
                 canonical = canonical_record(record)
@@ -304,6 +336,48 @@ class TrialStore:
                     _ALTERED_HINT,
                 )
             out.append(record)
+        return out
+
+    def blob(self, sha256: str) -> bytes | None:
+        """The call blob (canonical JSON) with this hash, or None if absent or altered."""
+        with self._connect() as db:
+            row = db.execute("SELECT body FROM blobs WHERE sha256 = ?", (sha256,)).fetchone()
+        if row is None:
+            return None
+        try:
+            data = zlib.decompress(row[0])
+        except (zlib.error, TypeError):
+            return None  # altered: the callers say the record is missing or altered
+        return data if hashlib.sha256(data).hexdigest() == sha256 else None
+
+    def calls(self, sha256: str) -> tuple[ReplayCall, ...] | None:
+        """The model calls of the call document with this hash, every blob resolved; None if
+        the document or a blob it names is missing or altered."""
+        data = self.blob(sha256)
+        if data is None:
+            return None
+        document = CallDocument.model_validate_json(data)
+        values = {}
+        for h in document.blob_hashes():
+            blob = self.blob(h)
+            if blob is None:
+                return None
+            values[h] = json.loads(blob)
+        return expand(document, values)
+
+    def cached_replies(self, model: str, seeds: Iterable[int]) -> dict[str, CachedReply]:
+        """The model's recorded replies to requests with one of these seeds, by request hash."""
+        wanted = sorted(set(seeds))
+        out: dict[str, CachedReply] = {}
+        with self._connect() as db:
+            for i in range(0, len(wanted), 500):
+                chunk = wanted[i : i + 500]
+                marks = ",".join("?" * len(chunk))
+                sql = (
+                    f"SELECT request_sha, reply FROM replies WHERE model = ? AND seed IN ({marks})"
+                )
+                for sha, reply in db.execute(sql, [model, *chunk]):
+                    out[sha] = CachedReply.model_validate_json(reply)
         return out
 
     def phases(self) -> list[str]:

@@ -14,9 +14,9 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
-from runner._worker import BatchFailed, Row
+from runner._worker import BatchFailed, Item
 
-Worker = Callable[[str, str, int, int], Iterator[list[Row]]]
+Worker = Callable[[str, str, int, int], Iterator[list[Item]]]
 """A streaming batch worker: (batch JSON, sandbox kind, concurrency, processes sharing the
 model-call limits) -> groups of rows."""
 
@@ -32,7 +32,7 @@ class Streams(Protocol):
         """A handle with something to take, or None after ``timeout`` seconds."""
         ...
 
-    def take(self, handle: Any) -> list[Row] | None:
+    def take(self, handle: Any) -> list[Item] | None:
         """The next group of the batch's finished trials; None when it ended; raises the error
         that stopped it."""
         ...
@@ -66,11 +66,11 @@ class RayStreams:
         ready, _ = ray.wait(handles, num_returns=1, timeout=timeout)
         return ready[0] if ready else None
 
-    def take(self, handle: Any) -> list[Row] | None:
+    def take(self, handle: Any) -> list[Item] | None:
         import ray
 
         try:
-            rows: list[Row] = ray.get(next(handle))
+            rows: list[Item] = ray.get(next(handle))
         except StopIteration:
             self._running.remove(handle)
             return None
@@ -177,10 +177,10 @@ class LocalStreams:
                 self._receive(timeout)
         return None
 
-    def take(self, handle: Any) -> list[Row] | None:
+    def take(self, handle: Any) -> list[Item] | None:
         kind, data = self._pending[handle].popleft()
         if kind == "rows":
-            rows: list[Row] = data
+            rows: list[Item] = data
             return rows
         del self._pending[handle]
         self._running = {pid: h for pid, h in self._running.items() if h != handle}

@@ -10,9 +10,12 @@ import sys
 import zlib
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from typing import Any, NamedTuple
 
 from benchmark import (
     SHARE_ENV,
+    CacheEntry,
+    CallLog,
     Family,
     McpBackend,
     ModelPolicy,
@@ -20,7 +23,11 @@ from benchmark import (
     backend_timeout,
     family,
     load_litellm,
+    mentions,
+    recording,
     run_trial,
+    scrub,
+    secret_values,
     serve,
     usage_cost,
     wire_format,
@@ -59,8 +66,11 @@ def _record(
     started: str,
     trace_sha: str,
     node: str | None,
+    calls_sha: str,
+    secrets: tuple[str, ...],
 ) -> TrialRecord:
     c = batch.condition
+    invalid = result.run.invalid or result.error
     return TrialRecord(
         key=spec.key,
         cycle=batch.cycle,
@@ -96,9 +106,10 @@ def _record(
         outcome=result.outcome.value,
         critical=tuple(result.critical),
         safe_stop=result.run.safe_stop,
-        invalid=result.run.invalid or result.error,
+        invalid=None if invalid is None else scrub(invalid, secrets),
         verifier_reasons=result.verifier.reasons if result.verifier else (),
         trace_sha256=trace_sha,
+        calls_sha256=calls_sha,
     )
 
 
@@ -111,18 +122,64 @@ def _ray_node() -> str | None:
     return ray.get_runtime_context().get_node_id() if ray.is_initialized() else None
 
 
-Row = tuple[str, bytes]
-"""A finished trial: its record (JSON) and its compressed trace."""
+class Row(NamedTuple):
+    """A finished trial."""
+
+    record: str
+    """Its record, as JSON."""
+    trace: bytes
+    """Its trace (messages JSON), zlib-compressed."""
+    calls: bytes
+    """Its call blobs (:func:`call_blobs`): the call document and every blob it names."""
+
+
+class Called(NamedTuple):
+    """A model call that returned, sent before its trial ends: the cache's source."""
+
+    entry: str
+    """The :class:`benchmark.CacheEntry`, as JSON."""
+
+
+Item = Row | Called
+"""What a batch streams to the driver."""
+LogFactory = Callable[[TrialSpec, Callable[[CacheEntry], None] | None], CallLog]
+"""Makes a trial's call log: (the trial, the journal to tell its replies to)."""
+
+
+def call_blobs(blobs: dict[str, bytes]) -> bytes:
+    """``blobs`` (hash → canonical JSON) packed for the driver: zlib-compressed JSON."""
+    return zlib.compress(json.dumps({k: v.decode() for k, v in blobs.items()}).encode())
+
+
+def unpack_call_blobs(data: bytes) -> dict[str, bytes]:
+    """The blobs :func:`call_blobs` packed."""
+    packed: dict[str, str] = json.loads(zlib.decompress(data))
+    return {k: v.encode() for k, v in packed.items()}
+
+
+def _secrets(batch: Batch) -> tuple[str, ...]:
+    key_env = batch.endpoint.api_key_env if batch.endpoint else None
+    return secret_values(extra=[os.environ.get(key_env)] if key_env else [])
+
+
+def _trace(messages: list[dict[str, Any]], secrets: tuple[str, ...]) -> bytes:
+    text = json.dumps(messages, sort_keys=True)
+    if secrets and mentions(text, secrets):
+        text = json.dumps(scrub(messages, secrets), sort_keys=True)
+    return text.encode()
 
 
 async def run_batch_async(
     batch: Batch,
     sandbox_kind: str = "auto",
     concurrency: int = 16,
-    emit: Callable[[Row], None] | None = None,
+    emit: Callable[[Item], None] | None = None,
+    logs: LogFactory | None = None,
 ) -> list[Row]:
-    """Run every trial of ``batch``; returns (record JSON, compressed trace) per trial, in
-    trial order, and hands each to ``emit`` as soon as it finishes."""
+    """Run every trial of ``batch``; returns a :class:`Row` per trial, in trial order, and
+    hands each to ``emit`` as soon as it finishes, and each model reply as soon as it comes
+    (:class:`Called`). Every trial's model calls are recorded in a call log (``logs`` makes
+    them; by default one that answers from ``batch.cache``)."""
     fam = family(batch.family)
     served = serve(fam.env_id, batch.interface)
     artifacts = AgentArtifacts.model_validate_json(batch.artifacts_json)
@@ -130,7 +187,9 @@ async def run_batch_async(
     with skill_mount(artifacts.skills) as skills:  # the skills' scripts run in the sandbox
         mounts = [Mount(*m) for m in backend.mounts()]
         sandbox = make_sandbox(sandbox_kind, mounts=[*mounts, *([skills] if skills else [])])
-        return await _run_in(batch, sandbox, fam, served, artifacts, backend, concurrency, emit)
+        return await _run_in(
+            batch, sandbox, fam, served, artifacts, backend, concurrency, emit, logs
+        )
 
 
 async def _run_in(
@@ -141,7 +200,8 @@ async def _run_in(
     artifacts: AgentArtifacts,
     backend: McpBackend,
     concurrency: int,
-    emit: Callable[[Row], None] | None,
+    emit: Callable[[Item], None] | None,
+    logs: LogFactory | None,
 ) -> list[Row]:
     """Every trial of ``batch`` in ``sandbox`` (not yet started), its tools served by
     ``backend``."""
@@ -159,26 +219,42 @@ async def _run_in(
         for i in sorted({t.task_index for t in batch.trials})
     }
 
+    secrets = _secrets(batch)
+
+    def journal(entry: CacheEntry) -> None:
+        if emit is not None:
+            emit(Called(entry.model_dump_json()))
+
+    def default_log(spec: TrialSpec, journal: Callable[[CacheEntry], None] | None) -> CallLog:
+        return CallLog(secrets=secrets, cache=batch.cache, journal=journal)
+
+    make_log = logs or default_log
+
     async def one(spec: TrialSpec) -> Row:
         async with limit:
             started = _now()
             task = tasks[spec.task_index]
-            result = await run_trial(
-                fam,
-                task,
-                served,
-                backend,
-                model=c.model.model,
-                harness=harness,
-                artifacts=artifacts,
-                seed=request_seed(spec.seed, arm),
-                endpoint=batch.endpoint,
-                scripts=scripts,
-            )
-        trace = json.dumps(result.run.trace(), sort_keys=True).encode()
+            log = make_log(spec, journal if emit is not None else None)
+            with recording(log):
+                result = await run_trial(
+                    fam,
+                    task,
+                    served,
+                    backend,
+                    model=c.model.model,
+                    harness=harness,
+                    artifacts=artifacts,
+                    seed=request_seed(spec.seed, arm),
+                    endpoint=batch.endpoint,
+                    scripts=scripts,
+                )
+        trace = _trace(result.run.trace(), secrets)
         sha = hashlib.sha256(trace).hexdigest()
-        record = _record(batch, spec, fam, served, sandbox.kind, result, started, sha, node)
-        row = record.model_dump_json(), zlib.compress(trace)
+        calls = log.document()
+        record = _record(
+            batch, spec, fam, served, sandbox.kind, result, started, sha, node, calls, secrets
+        )
+        row = Row(record.model_dump_json(), zlib.compress(trace), call_blobs(log.blobs))
         if emit is not None:
             emit(row)
         return row
@@ -208,8 +284,9 @@ def _loop() -> asyncio.AbstractEventLoop:
     return _LOOP
 
 
-async def _next_rows(queue: asyncio.Queue[Row], running: asyncio.Task[list[Row]]) -> list[Row]:
-    """The trials finished since the last call (at least one), or [] when the batch is done.
+async def _next_rows(queue: asyncio.Queue[Item], running: asyncio.Task[list[Row]]) -> list[Item]:
+    """The trials finished and calls returned since the last call (at least one), or [] when
+    the batch is done.
 
     Raises the batch's own error once every finished trial has been handed out.
     """
@@ -236,8 +313,9 @@ def _failed(e: Exception) -> BatchFailed:
 
 def stream_batch(
     batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16, share: int = 1
-) -> Iterator[list[Row]]:
-    """Run every trial of a batch, yielding the finished trials in small groups as they end.
+) -> Iterator[list[Item]]:
+    """Run every trial of a batch, yielding the finished trials (:class:`Row`) and the model
+    calls that returned (:class:`Called`) in small groups as they come.
 
     As a Ray generator task this streams records to the driver while the batch runs, so a
     crash loses only the trials in flight. Errors that stop the whole batch are raised as
@@ -252,7 +330,7 @@ def stream_batch(
         batch = Batch.model_validate_json(batch_json)
     except Exception as e:
         raise _failed(e) from None
-    queue: asyncio.Queue[Row] = asyncio.Queue()
+    queue: asyncio.Queue[Item] = asyncio.Queue()
     running = loop.create_task(
         run_batch_async(batch, sandbox_kind, concurrency, emit=queue.put_nowait)
     )
@@ -266,8 +344,8 @@ def stream_batch(
 
 
 def _rows(
-    loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[Row], running: asyncio.Task[list[Row]]
-) -> list[Row]:
+    loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[Item], running: asyncio.Task[list[Row]]
+) -> list[Item]:
     try:
         return loop.run_until_complete(_next_rows(queue, running))
     except Exception as e:
@@ -275,8 +353,8 @@ def _rows(
 
 
 def run_batch(batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16) -> list[Row]:
-    """Run every trial of a batch to the end in this process; (record JSON, compressed trace)
-    per trial, in trial order. Errors as for :func:`stream_batch`."""
+    """Run every trial of a batch to the end in this process; a :class:`Row` per trial, in
+    trial order. Errors as for :func:`stream_batch`."""
     try:
         loop = _loop()
         batch = Batch.model_validate_json(batch_json)

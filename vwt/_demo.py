@@ -50,6 +50,13 @@ def adaptation_summary(pairs: list[PairOutcome]) -> str:
     )
 
 
+def _cache_line(execution: Execution) -> str:
+    return (
+        f"model calls: {execution.model_calls} made, {execution.cached_calls} answered from "
+        "the cache"
+    )
+
+
 def _rfc3339(t: datetime) -> str:
     return t.isoformat(timespec="seconds").replace("+00:00", "Z")
 
@@ -92,12 +99,14 @@ def run_demo(
     force: bool = False,
     max_conditions: int | None = None,
     sandbox: str = "auto",
+    cache: bool = False,
     say: Say = print,
     progress: Progress | None = None,
 ) -> DemoResult:
     """Init, generate, commit, open, submit the references, run frozen, adapt every submission
     to every target, run the adapted bundles, reveal, verify, report (the signed release and its
-    HTML report beside it)."""
+    HTML report beside it). With ``cache``, the trials' model requests already answered in
+    ``home`` (by this cycle or one it superseded) are answered from the record."""
     check_cycle_spec(spec)
     # The demo is not a sealed cycle: without Docker it says so once and runs locally, and
     # the release records the sandbox of every trial. Real cycles refuse that fallback.
@@ -124,21 +133,29 @@ def run_demo(
         f"frozen run: {len(bundles) + 1} arms × {n} conditions × "
         f"{spec.evaluation.tasks_per_split} tasks × k={spec.evaluation.k} on Ray"
     )
-    execution, accounting = run_phase(cycle, "frozen", sandbox=sandbox, progress=progress)
+    execution, accounting = run_phase(
+        cycle, "frozen", sandbox=sandbox, progress=progress, cache=cache
+    )
     say(
         f"{accounting.valid} of {accounting.expected} trials valid ({accounting.invalid} invalid, "
         f"{accounting.missing} missing): {accounting.outcomes}"
     )
+    if cache:
+        say(_cache_line(execution))
     cycle.transition(CycleState.adaptation, "demo: frozen runs final")
     pairs = adapt_cycle(cycle, sandbox=sandbox)
     say(adaptation_summary(pairs))
     cycle.transition(CycleState.adapted_run, "demo: every submission adapted to every target")
-    _, adapted = run_phase(cycle, "adapted", sandbox=sandbox, progress=progress)
+    adapted_run, adapted = run_phase(
+        cycle, "adapted", sandbox=sandbox, progress=progress, cache=cache
+    )
     say(
         f"adapted run: {adapted.valid} of {adapted.expected} trials valid "
         f"({adapted.invalid} invalid) for the bundles adapting changed; the unchanged ones "
         "reuse their frozen trials, and every adapted cell pairs with the frozen baseline"
     )
+    if cache:
+        say(_cache_line(adapted_run))
     reveal = cycle.reveal()
     verified = verify_commitment_and_reveal(commitment, reveal, cycle.public_key_b64)
     say(f"revealed {len(verified.conditions)} conditions; reveal verifies against the commitment")

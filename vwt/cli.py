@@ -96,9 +96,10 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "trials": (
         "vwt.cmd_trials",
         "app",
-        "Researchers: list the trials of a release and read one, with its trace (each message, "
-        "tool call and result). Operators: the same from the cycle's store (--home). "
-        "Submitters: the same from a dev run's home (--home H of `vwt run dev`).",
+        "Researchers: list the trials of a release, read one with its trace (each message, "
+        "tool call and result), and replay trials from their recorded model calls. Operators: "
+        "the same from the cycle's store (--home). Submitters: the same from a dev run's home "
+        "(--home H of `vwt run dev`).",
     ),
     "sim": (
         "vwt.cmd_sim",

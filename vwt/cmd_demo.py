@@ -71,6 +71,14 @@ def demo(
             "whose trials run test suites in the sandbox (several times longer).",
         ),
     ] = False,
+    cache: Annotated[
+        bool,
+        typer.Option(
+            "--cache",
+            help="Answer model requests already answered in HOME (this cycle's or one --force "
+            "superseded) from their recorded replies; prints how many. See docs/recording.md.",
+        ),
+    ] = False,
     ray_address: RayAddress = None,
 ) -> None:
     """Run a whole release cycle offline on the embedded default and print the matrix.
@@ -91,6 +99,7 @@ def demo(
             force=force,
             max_conditions=max_conditions,
             sandbox=sandbox.value,
+            cache=cache,
             say=lambda msg: console.print(f"[green]✓[/] {msg}", highlight=False),
             progress=progress,
         )

@@ -156,8 +156,8 @@ def verify(
     conditions are the same, that every trial record belongs to a released condition and
     submission, that every planned trial is released (invalid ones only if the release says it
     accepted them), and that the matrix recomputed from the trials equals the released cells;
-    then that every trial's trace (traces/), every bundle a trial used (artifacts/) and every
-    served interface (interfaces/) is published as the release pins it.
+    then that every trial's trace (traces/) and model calls (calls/), every bundle a trial used
+    (artifacts/) and every served interface (interfaces/) is published as the release pins it.
     """
     v = verify_release(path, key)
     if as_json:
@@ -182,8 +182,9 @@ def verify(
     )
     console.print(
         f"published: {v.traces} traces, each present and hashing to the trace_sha256 its "
-        f"trials pin; {v.artifacts} bundles, each's hash recomputed; {v.interface_files} "
-        "interface version files, each the release's definition",
+        f"trials pin; {v.calls} call records, each hashing to the calls_sha256 its trials pin "
+        f"with every blob it holds; {v.artifacts} bundles, each's hash recomputed; "
+        f"{v.interface_files} interface version files, each the release's definition",
         highlight=False,
     )
     if v.ledger_pinned:

@@ -46,6 +46,15 @@ app = typer.Typer(
 
 DEV_HOME = Path(".vwt-dev")
 
+UseCache = Annotated[
+    bool,
+    typer.Option(
+        "--cache",
+        help="Answer a model request identical to one already answered in this home (same "
+        "model, seed, messages, tools, parameters) from its recorded reply: a run again after a "
+        "crash asks the model only what it had not answered. See docs/recording.md.",
+    ),
+]
 Sandbox = Annotated[
     SandboxKind,
     typer.Option("--sandbox", help="Where environment backends run: docker if usable, else local."),
@@ -85,12 +94,22 @@ def _emit(data: dict[str, Any]) -> None:
     emit_json(data)
 
 
-def _print_run(execution: Execution, accounting: Accounting) -> None:
+def _print_calls(execution: Execution, cache: bool) -> None:
+    if cache:
+        console.print(
+            f"model calls: {execution.model_calls} made, {execution.cached_calls} answered "
+            "from the cache",
+            highlight=False,
+        )
+
+
+def _print_run(execution: Execution, accounting: Accounting, cache: bool = False) -> None:
     retried = f" ({execution.retried} retries)" if execution.retried else ""
     console.print(
         f"{execution.planned} trials planned: {execution.already_stored} already stored, "
         f"{execution.ran} run now{retried}"
     )
+    _print_calls(execution, cache)
     for error in execution.failed_batches:
         console.print(f"[red]batch failed:[/] {escape(error)}", highlight=False)
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(accounting.outcomes.items()))
@@ -120,6 +139,7 @@ def _phase(
     k: int | None,
     max_attempts: int,
     as_json: bool,
+    cache: bool,
 ) -> None:
     from benchmark import ModelPolicy
     from conditions import Cycle
@@ -136,6 +156,7 @@ def _phase(
             k=k,
             max_attempts=max_attempts,
             progress=progress,
+            cache=cache,
         )
     if as_json:
         _emit(
@@ -147,7 +168,7 @@ def _phase(
             }
         )
     else:
-        _print_run(execution, accounting)
+        _print_run(execution, accounting, cache)
     if accounting.invalid:
         raise invalid_trials_error(accounting, execution, _BYPASS[phase].format(home=home))
     if not as_json:
@@ -162,6 +183,7 @@ def frozen(
     tasks: CommittedTasks = None,
     k: CommittedTrials = None,
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
+    cache: UseCache = False,
     as_json: AsJson = False,
     ray_address: RayAddress = None,
 ) -> None:
@@ -174,7 +196,7 @@ def frozen(
     accounting (per-cell counts, complete, clean).
     """
     use_ray_address(ray_address)
-    _phase("frozen", home, sandbox, tasks, k, max_attempts, as_json)
+    _phase("frozen", home, sandbox, tasks, k, max_attempts, as_json, cache)
 
 
 @app.command()
@@ -185,6 +207,7 @@ def adapted(
     tasks: CommittedTasks = None,
     k: CommittedTrials = None,
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
+    cache: UseCache = False,
     as_json: AsJson = False,
     ray_address: RayAddress = None,
 ) -> None:
@@ -197,7 +220,7 @@ def adapted(
     `run frozen`; --json as for `run frozen`.
     """
     use_ray_address(ray_address)
-    _phase("adapted", home, sandbox, tasks, k, max_attempts, as_json)
+    _phase("adapted", home, sandbox, tasks, k, max_attempts, as_json, cache)
 
 
 def _arm_row(name: str, score: float, cell: Cell, with_arm: bool) -> list[str]:
@@ -209,7 +232,7 @@ def _arm_row(name: str, score: float, cell: Cell, with_arm: bool) -> list[str]:
     return [name, *row, pass_k]
 
 
-def _print_dev(run: DevRun, cell: Cell) -> None:
+def _print_dev(run: DevRun, cell: Cell, cache: bool) -> None:
     from reports import method_text
 
     c, m = run.condition, cell.metrics
@@ -255,6 +278,7 @@ def _print_dev(run: DevRun, cell: Cell) -> None:
         f"{run.store}; {calls} model calls, {tokens} tokens in all",
         markup=False,
     )
+    _print_calls(run.execution, cache)
 
 
 @app.command()
@@ -293,6 +317,7 @@ def dev(
     ] = DEV_HOME,
     sandbox: Sandbox = "auto",
     max_attempts: MaxAttempts = MAX_ATTEMPTS,
+    cache: UseCache = False,
     as_json: AsJson = False,
     ray_address: RayAddress = None,
 ) -> None:
@@ -333,6 +358,7 @@ def dev(
             sandbox=sandbox,
             max_attempts=max_attempts,
             progress=progress,
+            cache=cache,
         )
     try:
         (cell,) = build_matrix(
@@ -348,7 +374,7 @@ def dev(
     if as_json:
         _emit(_dev_json(run, cell))
     else:
-        _print_dev(run, cell)
+        _print_dev(run, cell, cache)
     if run.accounting.invalid:
         raise invalid_trials_error(run.accounting, run.execution)
 

@@ -1,4 +1,5 @@
-"""`vwt trials`: list a release's (or the operator store's) trials and read one with its trace."""
+"""`vwt trials`: list a release's (or the operator store's) trials, read one with its trace, and
+replay trials from their recorded model calls."""
 
 from __future__ import annotations
 
@@ -19,14 +20,16 @@ from reports import (
     select_trials,
     trial_reason,
 )
-from runner import TrialRecord
+from runner import RunnerError, SandboxKind, TrialRecord
 from submissions import shown
-from vwt._common import DEFAULT_HOME, Home, console, user_errors
+from vwt._common import DEFAULT_HOME, Home, console, trial_progress, user_errors
+from vwt._json_out import AsJson, emit_json
 
 app = typer.Typer(
-    help="Researchers: list the trials of a release and read one, with its trace (each "
-    "message, tool call and result). Operators: the same from the cycle's store (--home). "
-    "Submitters: the same from a dev run's home (--home H of `vwt run dev`).",
+    help="Researchers: list the trials of a release, read one with its trace (each message, "
+    "tool call and result), and replay trials from their recorded model calls. Operators: "
+    "the same from the cycle's store (--home). Submitters: the same from a dev run's home "
+    "(--home H of `vwt run dev`).",
     no_args_is_help=True,
 )
 
@@ -270,6 +273,11 @@ def _print_record(trials: TrialSet, r: TrialRecord) -> None:
         out(f"  invalid: {shown(r.invalid)}")
     for why in r.verifier_reasons:
         out(f"  verifier: {shown(why)}")
+    if r.calls_sha256:
+        out(
+            f"  model calls recorded (calls {r.calls_sha256[:16]}…): "
+            f"`vwt trials replay {r.key[:12]}` re-runs the trial from them"
+        )
 
 
 @app.command("show")
@@ -305,3 +313,89 @@ def show_cmd(
     )
     for i, m in enumerate(trace, start=1):
         _print_message(i, m, full)
+
+
+@app.command("replay")
+@user_errors
+def replay_cmd(
+    key: Annotated[
+        str | None, typer.Argument(help="A trial key or unique prefix (or --all / --sample).")
+    ] = None,
+    release: Release = None,
+    home: Home = DEFAULT_HOME,
+    all_trials: Annotated[
+        bool, typer.Option("--all", help="Replay every trial (of --phase, if given).")
+    ] = False,
+    sample: Annotated[
+        int | None,
+        typer.Option("--sample", min=1, metavar="N", help="Replay N trials drawn at random."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the --sample draw.")] = 0,
+    phase: Annotated[
+        list[str] | None,
+        typer.Option("--phase", metavar="PHASE", help="frozen or adapted (repeatable)."),
+    ] = None,
+    sandbox: Annotated[
+        SandboxKind,
+        typer.Option("--sandbox", help="Where environment backends run: docker if usable."),
+    ] = SandboxKind.auto,
+    as_json: AsJson = False,
+) -> None:
+    """Re-run trials with every model call answered from the record: the same task,
+    interface, environment, agent loop and tools, no model contacted. A request that differs
+    from the recorded one ends the trial as a divergence naming the first differing field;
+    otherwise the replay must reach the recorded outcome, tool calls, verifier verdict and
+    trace. Prints one line per trial that differs and a summary (N replayed, M identical);
+    exits 1 if any differs.
+
+    Example: `vwt trials replay --release R --sample 50`.
+    """
+    from conditions import Cycle
+    from reports import ReleaseSource
+    from runner import HomeSource, replay_trials, sample_records
+
+    if (key is not None) + all_trials + (sample is not None) != 1:
+        raise RunnerError(
+            "say which trials to replay: a KEY, --all or --sample N (one of them)",
+            "e.g. `vwt trials replay --release R --sample 50`",
+        )
+    source = ReleaseSource(release) if release is not None else HomeSource(Cycle.open(home))
+    records = source.records()
+    if phase:
+        records = [r for r in records if r.phase in set(phase)]
+    if key is not None:
+        trials = _trials(release, home)
+        picked = [find_trial(trials, key)]
+    elif sample is not None:
+        picked = sample_records(records, sample, seed)
+    else:
+        picked = sorted(records, key=lambda r: r.key)
+    with trial_progress("replayed") as progress:
+        summary = replay_trials(picked, source, sandbox=sandbox.value, progress=progress)
+    if as_json:
+        data = {
+            "where": summary.where,
+            "replayed": summary.replayed,
+            "identical": summary.identical,
+            "trials": [t.model_dump(mode="json") for t in summary.trials],
+        }
+        emit_json(data)
+    else:
+        for t in summary.trials:
+            if not t.identical:
+                console.print(
+                    f"{t.key[:12]}  {t.phase}  {shown(t.task_id)}  recorded {t.recorded}, "
+                    f"replayed {t.replayed or '-'}: {shown(t.difference or '')}",
+                    markup=False,
+                    highlight=False,
+                    soft_wrap=True,
+                )
+        console.print(
+            f"{summary.replayed} replayed, {summary.identical} identical "
+            f"({len(summary.trials)} trials of {shown(summary.where)})",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+    if summary.identical != len(summary.trials):
+        raise typer.Exit(1)

@@ -50,7 +50,7 @@ from runner import (
     trial_key,
 )
 from runner._phase import adapted_bundles
-from runner._worker import run_batch_async
+from runner._worker import Row, run_batch_async, unpack_call_blobs
 from submissions import reference_bundles, submit, submitted_bundles
 
 Json = dict[str, Any]
@@ -132,12 +132,18 @@ def run_in_process(
         )
     ]
 
-    async def run_all() -> list[list[tuple[str, bytes]]]:
+    async def run_all() -> list[list[Row]]:
         return await asyncio.gather(*(run_batch_async(b, "local", 4) for b in batches))
 
     rows = [row for batch in asyncio.run(run_all()) for row in batch]
-    rows = [(as_invalid(r) if invalid(json.loads(r)) else r, t) for r, t in rows]
-    cycle_store(cycle).insert((TrialRecord.model_validate_json(r), t) for r, t in rows)
+    blobs = {k: v for row in rows for k, v in unpack_call_blobs(row.calls).items()}
+    rows = [
+        r._replace(record=as_invalid(r.record)) if invalid(json.loads(r.record)) else r
+        for r in rows
+    ]
+    cycle_store(cycle).insert(
+        ((TrialRecord.model_validate_json(r.record), r.trace) for r in rows), blobs=blobs
+    )
     record_run(cycle, phase)
 
 

@@ -26,6 +26,7 @@ from runner import (
     stream_batch,
 )
 from runner._plan import BATCH_SIZE
+from runner._worker import Called, Item
 from submissions import Bundle, reference_bundles
 from tests._netguard import NetworkBlocked
 
@@ -91,7 +92,7 @@ def source_plan(
     )
 
 
-Worker = Callable[[str, str, int], Iterator[list[tuple[str, bytes]]]]
+Worker = Callable[[str, str, int], Iterator[list[Item]]]
 
 
 def failing_first(marks: Path, times: int, trial: int = 0) -> Worker:
@@ -101,18 +102,21 @@ def failing_first(marks: Path, times: int, trial: int = 0) -> Worker:
 
     def run(
         batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16, share: int = 1
-    ) -> Iterator[list[tuple[str, bytes]]]:
+    ) -> Iterator[list[Item]]:
         for rows in stream_batch(batch_json, sandbox_kind, concurrency, share):
             out = []
-            for record_json, trace in rows:
-                record = TrialRecord.model_validate_json(record_json)
+            for row in rows:
+                if isinstance(row, Called):
+                    out.append(row)
+                    continue
+                record = TrialRecord.model_validate_json(row.record)
                 mark = marks / record.key
                 seen = int(mark.read_text()) if mark.exists() else 0
                 mark.write_text(str(seen + 1))
                 if record.trial == trial and seen < times:
                     invalid = f"model: Timeout: injected ({seen + 1})"
                     record = record.model_copy(update={"outcome": "invalid", "invalid": invalid})
-                out.append((record.model_dump_json(), trace))
+                out.append(row._replace(record=record.model_dump_json()))
             yield out
 
     return run
@@ -176,13 +180,15 @@ def dying_after_first_rows(marks: Path) -> Worker:
 
     def run(
         batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16, share: int = 1
-    ) -> Iterator[list[tuple[str, bytes]]]:
+    ) -> Iterator[list[Item]]:
         batch = Batch.model_validate_json(batch_json)
         first = not (marks / f"batch-{batch.condition_id}-{batch.arm}").exists()
         (marks / f"batch-{batch.condition_id}-{batch.arm}").touch()
         for rows in stream_batch(batch_json, sandbox_kind, 1, share):
-            for record_json, _ in rows:
-                mark = marks / TrialRecord.model_validate_json(record_json).key
+            for row in rows:
+                if isinstance(row, Called):
+                    continue
+                mark = marks / TrialRecord.model_validate_json(row.record).key
                 mark.write_text(str(int(mark.read_text()) + 1 if mark.exists() else 1))
             yield rows
             if first:

@@ -38,7 +38,7 @@ def batches() -> list[Batch]:
 
 def _run(batch: Batch) -> list[tuple[TrialRecord, bytes]]:
     rows = asyncio.run(run_batch_async(batch, "local", concurrency=2))
-    return [(TrialRecord.model_validate_json(r), trace) for r, trace in rows]
+    return [(TrialRecord.model_validate_json(r.record), r.trace) for r in rows]
 
 
 def test_a_batch_returns_one_record_per_trial_with_its_provenance(batches: list[Batch]) -> None:
@@ -87,9 +87,9 @@ def test_the_same_batch_gives_the_same_outcomes(batches: list[Batch]) -> None:
 def test_the_sync_entry_point_takes_json_and_reuses_its_loop(batches: list[Batch]) -> None:
     first = run_batch(batches[0].model_dump_json(), "local", 2)
     again = run_batch(batches[0].model_dump_json(), "local", 2)
-    assert [json.loads(r)["key"] for r, _ in first] == [t.key for t in batches[0].trials]
-    assert [json.loads(r)["outcome"] for r, _ in first] == [
-        json.loads(r)["outcome"] for r, _ in again
+    assert [json.loads(r)["key"] for r, *_ in first] == [t.key for t in batches[0].trials]
+    assert [json.loads(r)["outcome"] for r, *_ in first] == [
+        json.loads(r)["outcome"] for r, *_ in again
     ]
 
 
@@ -133,7 +133,7 @@ def test_a_provider_error_ends_its_trial_not_the_batch(
     with SimServer(faults=FaultPlan(fail_first=1, status=status)) as server:
         route(server)
         rows = run_batch(batch.model_dump_json(), "local", 2)
-    records = [TrialRecord.model_validate_json(r) for r, _ in rows]
+    records = [TrialRecord.model_validate_json(r.record) for r in rows]
     assert [r.key for r in records] == [t.key for t in batch.trials]
     invalid = [r for r in records if r.outcome == "invalid"]
     assert len(invalid) == 1 and invalid[0].turns == 0  # one request failed, not retried
@@ -178,7 +178,7 @@ class Watch:
 
 sys.meta_path.insert(0, Watch())
 rows = _worker.run_batch(batch.model_dump_json(), "local", 16)
-print(json.dumps({**seen, "records": [json.loads(r) for r, _ in rows]}))
+print(json.dumps({**seen, "records": [json.loads(r.record) for r in rows]}))
 """
 
 
