@@ -38,10 +38,10 @@ def _batch(family: str):  # type: ignore[no-untyped-def]
 def _check_trace(family: str, kind: str) -> None:
     rows = asyncio.run(run_batch_async(_batch(family), kind))
     assert rows
-    for record_json, packed in rows:
-        record = json.loads(record_json)
+    for row in rows:
+        record = json.loads(row.record)
         assert record["outcome"] != "invalid", record["invalid"]
-        trace = json.loads(zlib.decompress(packed))
+        trace = json.loads(zlib.decompress(row.trace))
         calls = {
             tc["id"]: tc["function"]
             for m in trace
