@@ -130,7 +130,24 @@ def commit(
     console.print(f"committed to {c.tree_size} conditions of cycle {c.cycle}: root {c.root}")
     console.print(f"committed {_size(c.evaluation)}")
     console.print(f"publish {path}; key fingerprint {cycle.fingerprint}")
+    _warn_if_underpowered(cycle)
     console.print("next: vwt cycle advance open", highlight=False)
+
+
+def _warn_if_underpowered(cycle: Cycle) -> None:
+    """One warning line when the committed size cannot detect a gain of 0.15 in some cell
+    (the plan's assumptions, docs/planning.md): a warning, the commitment stands."""
+    from reports import plan_cycle
+
+    plan = plan_cycle(cycle.spec)
+    if not plan.detects:
+        worst = max(c.correlated.mde for c in plan.conditions)
+        console.print(
+            f"warning: at {plan.tasks_per_split} tasks × k = {plan.k} some cells cannot detect "
+            f"a gain of 0.15 (detectable: {worst:.2f} with correlated arms); see `vwt cycle "
+            "plan` before the next cycle",
+            highlight=False,
+        )
 
 
 @app.command()

@@ -276,3 +276,27 @@ def test_reveal_with_invalid_adapted_trials_needs_accept_invalid(home: Path) -> 
     code, out = vwt("conditions", "reveal", "--home", str(home), "--accept-invalid")
     assert code == 0, out
     assert Cycle.open(home).history()[-1].payload["accept_invalid"] is True
+
+
+def test_commit_warns_once_when_the_size_cannot_detect_a_gain_of_015(tmp_path: Path) -> None:
+    """The planned size decides the warning: 24 × 3 detects 0.15 (no warning, above), 4 × 1
+    does not — a warning, and the commitment stands."""
+    small = tmp_path / "small.yaml"
+    text = Path(SPEC).read_text()
+    small.write_text(
+        text.replace("tasks_per_split: 24", "tasks_per_split: 4").replace("k: 3", "k: 1")
+    )
+    home = tmp_path / "h"
+    assert vwt("cycle", "init", "--home", str(home), "--spec", str(small))[0] == 0
+    vwt("conditions", "generate", "--home", str(home))
+    code, out = vwt("conditions", "commit", "--home", str(home))
+    assert code == 0, out
+    assert Cycle.open(home).state == CycleState.committed
+    warnings = [line for line in out.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "4 tasks × k = 1" in warnings[0], out
+
+
+def test_commit_at_the_default_size_does_not_warn(home: Path) -> None:
+    vwt("conditions", "generate", "--home", str(home))
+    code, out = vwt("conditions", "commit", "--home", str(home))
+    assert code == 0 and "warning:" not in out, out
