@@ -123,7 +123,12 @@ async def _serve(args: argparse.Namespace) -> None:
             return control_tools
 
         @control.call_tool(validate_input=False)
-        async def call_tool(name: str, args: dict[str, Any]) -> dict[str, Any]:
+        async def call_tool(name: str, args: dict[str, Any]) -> Any:
+            # A result made here, not a dict: the SDK would add the value again as text
+            # indented for people (a task's state, twice the bytes on every open and dump).
+            return _result(await control_value(name, args))
+
+        async def control_value(name: str, args: dict[str, Any]) -> dict[str, Any]:
             if name == "open":
                 token = secrets.token_hex(16)
                 trials.open[token] = trials.backend_cls(args["state"])

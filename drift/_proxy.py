@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import weakref
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,17 @@ def _text_json(result: types.CallToolResult) -> Any:
     return _OPAQUE
 
 
+_TOOLS: weakref.WeakKeyDictionary[ServedInterface, list[types.Tool]] = weakref.WeakKeyDictionary()
+"""The MCP tools of each served interface, made once: every trial's proxy lists them."""
+
+
+def _mcp_tools(served: ServedInterface) -> list[types.Tool]:
+    tools = _TOOLS.get(served)
+    if tools is None:
+        tools = _TOOLS[served] = [types.Tool.model_validate(t.to_mcp()) for t in served.tools.tools]
+    return tools
+
+
 class DriftProxy:
     """Serves ``served`` over MCP, forwarding calls to the ``upstream`` session.
 
@@ -129,7 +141,7 @@ class DriftProxy:
     ) -> None:
         self.served, self.upstream, self.observe = served, upstream, observe
         self.server: Server[Any, Any] = Server(name, version=served.version.label)
-        tools = [types.Tool.model_validate(t.to_mcp()) for t in served.tools.tools]
+        tools = _mcp_tools(served)
 
         async def list_tools(req: types.ListToolsRequest) -> types.ServerResult:
             return types.ServerResult(types.ListToolsResult(tools=tools))
