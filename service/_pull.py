@@ -30,13 +30,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from drift import capped_bytes
 from reports import (
     ARTIFACTS_DIR,
+    CALLS_DIR,
     INTERFACES_DIR,
+    MAX_CALLS_BYTES,
     MAX_TRACE_BYTES,
     MAX_TRIALS_BYTES,
     RELEASE_FILE,
     REPORT_FILE,
     TRACES_DIR,
     ReportError,
+    calls_name,
     read_release,
     trace_name,
 )
@@ -51,7 +54,7 @@ RETRIES = 7
 """Rate-limited (429) answers in a row a call waits through (1, 2, 4 … s) before failing."""
 _PART = re.compile(r"[A-Za-z0-9_@+-][A-Za-z0-9._@+-]{0,199}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-_DIRS = (TRACES_DIR, ARTIFACTS_DIR, INTERFACES_DIR)
+_DIRS = (TRACES_DIR, CALLS_DIR, ARTIFACTS_DIR, INTERFACES_DIR)
 _BAD = "bad_response"
 T = TypeVar("T")
 
@@ -93,9 +96,10 @@ def _plain(name: str) -> bool:
 
 def release_names(folder: Path) -> list[str]:
     """The files the release in ``folder`` names, sorted: ``release.json``, the commitment,
-    reveal and trials it pins, its artifacts and interface files, and the trace of every trial
-    in its trials file (``report.html`` is optional and not among them). Reads only
-    ``release.json`` and the trials file; checks nothing ``vwt report verify`` does."""
+    reveal and trials it pins, its artifacts and interface files, and the trace and model
+    calls of every trial in its trials file (``report.html`` is optional and not among them).
+    Reads only ``release.json`` and the trials file; checks nothing ``vwt report verify``
+    does."""
     r = read_release(folder).release
     refs = (r.commitment, r.reveal, r.trials)
     if not all(_plain(ref.name) for ref in refs):
@@ -110,15 +114,18 @@ def release_names(folder: Path) -> list[str]:
     traces = set()
     for i, line in enumerate(data.splitlines(), start=1):
         try:
-            sha = json.loads(line).get("trace_sha256")
+            record = json.loads(line)
+            sha, calls = record.get("trace_sha256"), record.get("calls_sha256")
         except (ValueError, AttributeError):
-            sha = None
+            sha, calls = None, None
         if not isinstance(sha, str) or not _SHA256.fullmatch(sha):
             raise ReportError(
                 f"trial record on line {i} of the trials file names no trace",
                 "get the release from its operator",
             )
         traces.add(trace_name(sha))
+        if isinstance(calls, str) and _SHA256.fullmatch(calls):
+            traces.add(calls_name(calls))
     pinned = [ref.name for ref in (*refs, *r.artifacts, *r.interface_files)]
     return sorted({RELEASE_FILE, *pinned, *traces})
 
@@ -158,7 +165,9 @@ def _safe(entry: ReleaseFile) -> bool:
 
 
 def _cap(path: str) -> int:
-    return MAX_TRIALS_BYTES if "/" not in path else MAX_TRACE_BYTES
+    if "/" not in path:
+        return MAX_TRIALS_BYTES
+    return MAX_CALLS_BYTES if path.startswith(f"{CALLS_DIR}/") else MAX_TRACE_BYTES
 
 
 def checked_listing(listing: list[ReleaseFile]) -> dict[str, ReleaseFile]:

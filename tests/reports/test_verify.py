@@ -599,6 +599,7 @@ def test_a_release_resigned_at_a_smaller_size_fails_naming_the_committed_one(
         _recomputed_cells(s, pub)
         s["sandboxes"] = {"local": s["n_trials"]}
         s["records"] = []
+        s.pop("costs", None)  # optional: a rebuild may leave it out
 
     _edit_trials(pub, lambda lines: [r for r in lines if keep(r)])
     _edit(pub, shrink, sign=cycle.sign)

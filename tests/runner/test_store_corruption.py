@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from runner import RunnerError, TrialStore, store_for
+from runner import RunnerError, TrialStore, cycle_store, store_for
 from tests.runner.test_store import make_record, row
 from tests.vwt.test_cmd_run import closed_cycle
 from vwt.cli import app
@@ -56,12 +56,12 @@ def test_a_second_valid_attempt_put_in_by_hand_is_an_error_naming_the_query(
         store.path,
         "DROP INDEX trials_one_valid",
         "INSERT INTO trials SELECT key, 2, cycle, phase, condition_id, arm, bundle_hash, task_id,"
-        " trial, outcome, record FROM trials WHERE trial = 0",
+        " trial, outcome, record, seq, mac FROM trials WHERE trial = 0",
     )
-    with pytest.raises(RunnerError, match="holds a trial twice") as e:
+    with pytest.raises(RunnerError, match="holds two valid attempts of one trial") as e:
         TrialStore(store.path)
     assert "UNIQUE constraint" not in str(e.value)
-    assert e.value.hint and "HAVING COUNT(*) > 1" in e.value.hint
+    assert e.value.hint and "backup" in e.value.hint
 
 
 def test_a_record_copied_onto_another_row_is_an_error(tmp_path: Path) -> None:
@@ -116,7 +116,8 @@ def home(tmp_path: Path) -> Path:
     cycle = closed_cycle(tmp_path / "home", bundles=False)
     traces = [_trace(j) for j in range(3)]
     records = [make_record(cycle=cycle.id, trial=j, trace_sha256=traces[j][0]) for j in range(3)]
-    store_for(cycle.home).insert([row(r, t) for r, (_, t) in zip(records, traces, strict=True)])
+    # stored as a run stores them: each record MACed under the cycle's ledger key
+    cycle_store(cycle).insert([row(r, t) for r, (_, t) in zip(records, traces, strict=True)])
     return cycle.home
 
 
@@ -135,9 +136,9 @@ def test_the_cli_on_a_record_held_twice(home: Path) -> None:
         home / "vwt.sqlite",
         "DROP INDEX trials_one_valid",
         "INSERT INTO trials SELECT key, 2, cycle, phase, condition_id, arm, bundle_hash, task_id,"
-        " trial, outcome, record FROM trials WHERE trial = 0",
+        " trial, outcome, record, seq, mac FROM trials WHERE trial = 0",
     )
-    _assert_one_line_error(*_vwt("trials", "list", "--home", str(home)), "holds a trial twice")
+    _assert_one_line_error(*_vwt("trials", "list", "--home", str(home)), "two valid attempts")
 
 
 def test_the_cli_on_a_malformed_store(home: Path) -> None:
