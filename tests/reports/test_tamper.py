@@ -26,6 +26,7 @@ from typer.testing import CliRunner
 
 from conditions import Cycle, CycleState
 from reports import ReportError, build_matrix, build_release, read_release, verify_release
+from reports._published import published_noise_checks
 from reports._release import ReleaseStatement
 from runner import RunnerError, TrialRecord, checked_records, phase_accounting, store_for
 from tests.reports.test_verify import revealed_cycle
@@ -178,10 +179,11 @@ def _resigned(pub: Path, cycle: Cycle, change: Callable[[list[dict[str, Any]]], 
         records,
         conditions={c.id: c.condition for c in statement.conditions},
         source_id=statement.conditions[0].id,
-        seed=statement.seed,
-        bootstrap=statement.bootstrap,
         fdr_q=statement.fdr_q,
         adaptations=statement.adaptations,
+        noise_checks=published_noise_checks(
+            pub, statement.artifacts, [s.bundle_hash for s in statement.submissions]
+        ),
     )
     released = statement.model_copy(
         update={

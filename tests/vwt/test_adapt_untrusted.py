@@ -68,7 +68,7 @@ def _cycle(home: Path, *bundles: Bundle) -> Cycle:
     spec = small_spec()
     cycle = Cycle.init(home, spec)
     cycle.generate(single_axis_targets(spec))
-    cycle.commit()
+    cycle.commit(public_seed=True)
     cycle.transition(CycleState.open)
     for bundle in bundles:
         submit(cycle, bundle)
