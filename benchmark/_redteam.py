@@ -3,7 +3,10 @@ answers, on the first tasks of every split a family is evaluated on."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -11,10 +14,12 @@ from benchmark._registry import FAMILIES, family
 from benchmark._task import Family, Task
 from benchmark.errors import BenchmarkError
 from conditions import CycleSpec
-from drift import ToolCall
+from drift import ToolCall, write_atomic
 
 MIN_PLANTED_NAMES = 8
 """Distinct planted wrong answers a family needs over the checked tasks."""
+GATE_TASKS = 20
+"""Tasks of each evaluated split the gate checks by default."""
 REFERENCE = "reference"
 """The ``planted`` name of a failure of the reference solution itself."""
 
@@ -102,7 +107,7 @@ def _check_task(fam: Family, task: Task) -> tuple[list[RedTeamFailure], list[tup
     return failures, [(p.name, p.check) for p in planted]
 
 
-def redteam_family(fam: Family, tasks: int = 20, cycle_seed: int = 0) -> FamilyRedTeam:
+def redteam_family(fam: Family, tasks: int = GATE_TASKS, cycle_seed: int = 0) -> FamilyRedTeam:
     """The gate for one family: the first ``tasks`` tasks of each evaluated split (sealed
     splits drawn for ``cycle_seed``)."""
     splits = tuple(s for s in fam.splits if s != fam.examples_split)
@@ -140,7 +145,7 @@ def redteam_family(fam: Family, tasks: int = 20, cycle_seed: int = 0) -> FamilyR
 
 
 def redteam(
-    families: Sequence[str] | None = None, tasks: int = 20, cycle_seed: int = 0
+    families: Sequence[str] | None = None, tasks: int = GATE_TASKS, cycle_seed: int = 0
 ) -> RedTeamReport:
     """The red-team gate over ``families`` (ids; every built-in family when None): on the first
     ``tasks`` tasks of each evaluated split, the reference calls pass the verifier and every
@@ -157,10 +162,38 @@ def cycle_families(spec: CycleSpec) -> list[str]:
     return sorted(spec.catalogue.family_ids())
 
 
-def require_gate(spec: CycleSpec, action: str) -> RedTeamReport:
+def _gate_key(families: Sequence[str], cycle_seed: int, tasks: int) -> str:
+    """What a gate's result depends on: the seed, the size, and each family's source."""
+    parts = [f"{i}\x1f{family(i).source_digest()}" for i in sorted(set(families))]
+    return hashlib.sha256("\x1e".join([str(cycle_seed), str(tasks), *parts]).encode()).hexdigest()
+
+
+def _cached(path: Path, key: str) -> RedTeamReport | None:
+    try:
+        data = json.loads(path.read_text())
+        if data.get("key") == key:
+            return RedTeamReport.model_validate(data["report"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # absent or unreadable: the gate runs again
+    return None
+
+
+def require_gate(spec: CycleSpec, action: str, cache: Path | None = None) -> RedTeamReport:
     """The gate over the families ``spec`` uses, on the tasks its seed draws; raises
-    BenchmarkError naming the first failure (family, task, planted answer) unless it passes."""
-    report = redteam(cycle_families(spec), cycle_seed=spec.seed)
+    BenchmarkError naming the first failure (family, task, planted answer) unless it passes.
+
+    With ``cache`` (a file in the cycle's private operator folder), a passing result is kept
+    there under a key of the seed, the size and every family's source digest
+    (``Family.source_digest``), and reused while the key holds: a cycle's phases and its
+    release check the same verifiers once, and any change to a family's code runs it again."""
+    families, tasks = cycle_families(spec), GATE_TASKS
+    key = _gate_key(families, spec.seed, tasks)
+    report = _cached(cache, key) if cache is not None else None
+    if report is None or not report.passed:
+        report = redteam(families, tasks, cycle_seed=spec.seed)
+        if cache is not None and report.passed:
+            body = {"v": 1, "key": key, "report": report.model_dump(mode="json")}
+            write_atomic(cache, json.dumps(body).encode(), mode=0o600)
     failures = report.failures()
     if failures:
         more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
@@ -112,6 +113,19 @@ class Family(ABC):
     @abstractmethod
     def effect_key(self, call: ToolCall) -> tuple[Any, ...]:
         """What identifies the effect of an effectful canonical call (for the drift oracle)."""
+
+    def source_digest(self) -> str:
+        """SHA-256 over what this family's tasks, backend and verifier are made from: its id
+        and versions and the Python files of the package its class is defined in (what the
+        red-team gate's cached result is keyed by). A family built from other files (a folder)
+        adds them."""
+        h = hashlib.sha256(
+            f"{self.id}\x1f{self.generator_version}\x1f{self.verifier_version}".encode()
+        )
+        for f in sorted(Path(inspect.getfile(type(self))).parent.glob("*.py")):
+            h.update(f"\x1e{f.name}\x1f".encode())
+            h.update(f.read_bytes())
+        return h.hexdigest()
 
     def sim_pack(self) -> KnowledgePack | None:
         """What sim models know about this family (None: they do not recognise its tasks)."""

@@ -47,6 +47,8 @@ class CycleHome:
         self.targets = self.operator / "targets.json"
         self.secret = self.operator / "commitment_secret.json"
         self.kit_secret = self.operator / "kit.secret"
+        self.redteam = self.operator / "redteam.json"
+        """The verifier red-team gate's last passing result (``benchmark.require_gate``)."""
         self.commitment = self.public / "commitment.json"
         self.reveal = self.public / "reveal.json"
 

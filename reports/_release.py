@@ -269,7 +269,7 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
     """
     cycle.require_state(CycleState.revealed, CycleState.released, action="build the release")
     _require_committed_size(cycle)
-    gate = require_gate(cycle.spec, "the release")
+    gate = require_gate(cycle.spec, "the release", cycle.paths.redteam)
     store = cycle_store(cycle)
     rows = {p: checked_rows(cycle, store, p, pinned_only=True)[0] for p in RELEASED_PHASES}
     by_phase = {p: latest(rows[p]) for p in RELEASED_PHASES}

@@ -172,7 +172,9 @@ def run_phase(
     """
     state = _state(phase)
     check_evaluation_size(cycle.spec, tasks_per_split, k)
-    gate = require_gate(cycle.spec, f"the {phase} evaluation").model_dump(mode="json")
+    gate = require_gate(cycle.spec, f"the {phase} evaluation", cycle.paths.redteam).model_dump(
+        mode="json"
+    )
     with home_lock(cycle.home):
         cycle.require_state(state, action=f"run the {phase} evaluation")
         check_cycle_spec(cycle.spec)

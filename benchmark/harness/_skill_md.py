@@ -58,9 +58,13 @@ def check_name(name: str) -> str:
     return name
 
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader where PyYAML has it (ten times faster: bundles are parsed often)."""
+
+
 def _no_aliases(text: str) -> None:
     """Refuse anchors and aliases before anything is built from the YAML."""
-    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+    for event in yaml.parse(text, Loader=_LOADER):
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise SkillFormatError("front matter must not use YAML anchors or aliases")
 
@@ -68,7 +72,7 @@ def _no_aliases(text: str) -> None:
 def _yaml(text: str) -> Any:
     try:
         _no_aliases(text)
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_LOADER)  # a safe loader, see _LOADER
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 2}: " if mark is not None else ""

@@ -3,6 +3,7 @@ for a broken one."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -124,3 +125,37 @@ def test_every_built_in_family_passes_the_gate() -> None:
     assert report.passed
     assert {f.family for f in report.families} == set(FAMILIES)
     assert all(len(f.names) >= 8 for f in report.families)
+
+
+def test_a_cached_gate_is_reused_until_a_familys_source_changes(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import benchmark._redteam as gate
+
+    runs: list[list[str]] = []
+
+    def counted(families: list[str], tasks: int, cycle_seed: int) -> gate.RedTeamReport:
+        runs.append(list(families))
+        return redteam(families, 4, cycle_seed)  # the gate's checks, at a test's size
+
+    monkeypatch.setattr(gate, "redteam", counted)
+    cache = tmp_path / "redteam.json"
+    first = require_gate(SPEC, "the run", cache)
+    assert len(runs) == 1 and cache.exists()
+    assert require_gate(SPEC, "the release", cache) == first and len(runs) == 1
+    # a verifier's code changing changes its family's digest: the gate runs again, and fails
+    monkeypatch.setattr(SupportOps, "verify", _always(True))
+    monkeypatch.setattr(SupportOps, "source_digest", lambda self: "edited")
+    with pytest.raises(BenchmarkError, match="red-team gate fails"):
+        require_gate(SPEC, "the adapted evaluation", cache)
+    assert len(runs) == 2
+    # a failing result is never cached: the last passing one stays, under its own key
+    with pytest.raises(BenchmarkError):
+        require_gate(SPEC, "the adapted evaluation", cache)
+    assert len(runs) == 3
+
+
+def test_a_familys_source_digest_follows_its_package_files() -> None:
+    support, recon = FAMILIES["support_ops"], FAMILIES["reconciliation"]
+    assert support.source_digest() == support.source_digest()
+    assert support.source_digest() != recon.source_digest()
