@@ -5,6 +5,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export RAY_USAGE_STATS_ENABLED := 0
+# Let Python keep byte-compiled modules: where the shell sets PYTHONDONTWRITEBYTECODE, every
+# process a run or the tests start (each CLI call, worker and backend) compiles vwt again.
+unexport PYTHONDONTWRITEBYTECODE
 
 # pytest-xdist workers for `make test` / `make pytest`: most tests wait on subprocesses
 # (servers, Ray, Docker), so more workers than cores pay; docs/development.md has the figures.

@@ -33,6 +33,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 
 GIVE_UP_S = 60.0
+EARLIEST_CLOSE_S = LIMITS.head_seconds - 0.25
+"""The earliest a close at the head deadline can be seen here: the server's clock starts when
+it accepts the connection, a little before ``connect`` returns to the test (a close for another
+reason — the first byte, a bad head — comes at once, far below this)."""
 """How long a test waits for the server to close a connection: "never", at any load (the
 deadline is 1.5 s; no upper bound tighter than this, a loaded machine is slow)."""
 
@@ -58,7 +62,7 @@ def closed_after(sock: socket.socket, send: bytes = b"", every: float = 0.2) -> 
 
 def test_an_idle_connection_is_closed_after_the_head_deadline(served: Served) -> None:
     with connect(served) as sock:
-        assert closed_after(sock) >= LIMITS.head_seconds
+        assert closed_after(sock) >= EARLIEST_CLOSE_S
 
 
 def test_a_head_sent_slowly_is_cut_off(served: Served) -> None:
@@ -66,7 +70,7 @@ def test_a_head_sent_slowly_is_cut_off(served: Served) -> None:
         took = closed_after(
             sock, b"GET /api/v1/cycle HTTP/1.1\r\nHost: vwt\r\nX-Slow: " + b"a" * 99
         )
-    assert took >= LIMITS.head_seconds  # closed at the deadline, though bytes kept coming
+    assert took >= EARLIEST_CLOSE_S  # closed at the deadline, though bytes kept coming
 
 
 def test_a_kept_alive_connection_gets_the_same_deadline_for_its_next_head(
