@@ -31,6 +31,9 @@ from drift._semantics import (
     zones,
 )
 
+CONDITION = re.compile(r"\b(?:when|whenever|if|unless)\b", re.IGNORECASE)
+"""A condition: what follows states a case, not the rule."""
+
 
 def page_role(leaf: Leaf) -> str | None:
     """'page_size', 'page' (number or offset) or 'cursor' when the field paginates."""
@@ -275,7 +278,7 @@ class FieldDiff:
     def _identifier(self, fresh: list[str]) -> bool:
         if not is_identifier(self.new.name, self.new.desc):
             return False
-        contrast = [s for s in fresh if CONTRAST.search(s)]
+        contrast = [s for s in fresh if self._disowns(s)]
         if contrast:
             self.add(
                 "identifier_changed",
@@ -284,6 +287,13 @@ class FieldDiff:
                 [said("old", self.old), quote(f"new '{self.new.path}'", contrast[0])],
             )
         return bool(contrast)
+
+    def _disowns(self, sentence: str) -> bool:
+        """Whether ``sentence`` says the value is now one thing and not another ("Takes the
+        internal key, not the display number"). A contrast inside a condition ("When using a
+        name instead of a GUID, …") only explains an accepted alternative form."""
+        m = CONTRAST.search(sentence)
+        return m is not None and not CONDITION.search(sentence[: m.start()])
 
     def _enum_meaning(self, fresh: list[str]) -> bool:
         values = [str(v) for v in self.new.prop.get("enum") or []]
@@ -350,7 +360,15 @@ class FieldDiff:
             return
         evidence = [default_source("old", self.old, old), default_source("new", self.new, new)]
         role = page_role(self.new)
-        if role == "page_size":
+        if old is None and self.old.required:
+            self.add(
+                "default_changed",
+                "preserving",
+                f"a default ({new}) for a field every old call had to pass: no old call "
+                "relies on it",
+                [*evidence, f"old '{self.old.path}' required"],
+            )
+        elif role == "page_size":
             self.add(
                 "page_size_changed",
                 "preserving",

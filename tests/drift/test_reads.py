@@ -281,3 +281,26 @@ def test_tools_consolidated_under_verbs_of_their_noun(values: list[str], merged:
 def test_a_new_off_switch_for_what_the_old_description_promised(old_desc: str, label: str) -> None:
     flag = {"include_summaries": {"type": "boolean", "description": "Default false."}}
     assert _label(_tool(old_desc, Q), _tool("Get a merge request.", {**Q, **flag})) == label
+
+
+@pytest.mark.parametrize(("required", "label"), [(True, "preserving"), (False, "changing")])
+def test_a_default_for_a_field_every_old_call_passed(required: bool, label: str) -> None:
+    flag = {"reload": {"type": "boolean", "description": "Reload the page first."}}
+    old = _tool("Trace.", flag, ("reload",) if required else ())
+    new = _tool("Trace.", {"reload": {**flag["reload"], "default": True}})
+    assert _label(old, new) == label
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("When using a repository name instead of a GUID, also pass the project.", "preserving"),
+        ("Takes the repository name, not the GUID.", "changing"),
+    ],
+)
+def test_an_identifier_contrast_inside_a_condition_explains(sentence: str, label: str) -> None:
+    repo = {"repositoryId": {"type": "string", "description": "The ID of the repository."}}
+    said = {
+        "repositoryId": {"type": "string", "description": f"The ID of the repository. {sentence}"}
+    }
+    assert _label(_tool("Get a pull request.", repo), _tool("Get a pull request.", said)) == label
