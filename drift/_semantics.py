@@ -168,16 +168,26 @@ def text_similarity(a: str, b: str) -> float:
 
 def units(name: str, desc: str) -> set[str]:
     """Units stated by a field's name tokens or its description."""
+    return set(_units(name, desc))
+
+
+@functools.lru_cache(maxsize=4096)
+def _units(name: str, desc: str) -> frozenset[str]:
     found = {UNIT_SPELLING[t] for t in tokens(name) if t in UNIT_SPELLING}
     for match in UNIT_CONTEXT.finditer(desc):
         found.add(UNIT_SPELLING[(match.group(1) or match.group(2)).lower()])
-    return found
+    return frozenset(found)
 
 
 def scales(name: str, desc: str) -> set[str]:
     """'fraction' and/or 'percent', as stated by the name or description."""
+    return set(_scales(name, desc))
+
+
+@functools.lru_cache(maxsize=4096)
+def _scales(name: str, desc: str) -> frozenset[str]:
     text = f"{' '.join(tokens(name))} {desc}"
-    return {s for s, pattern in SCALES.items() if pattern.search(text)}
+    return frozenset(s for s, pattern in SCALES.items() if pattern.search(text))
 
 
 def zones(desc: str) -> set[str]:
@@ -306,6 +316,7 @@ REFERENCE_WORDS = frozenset({"id", "uuid", "guid", "key", "handle"})
 BASE = re.compile(r"\b([01]|zero|one)[- ]based\b", re.I)
 
 
+@functools.lru_cache(maxsize=4096)
 def reference_kind(name: str, desc: str) -> str | None:
     """'position' when a field counts a place in a list, 'identifier' when it names an item
     (by its name or description), else None."""
