@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from benchmark.harness import InterfaceRequirement, TypedSkill, rebound_skill
-from drift import Change, ServedInterface, ToolSet, classify, read_convention
+from drift import REQUIRED_KINDS, Change, ServedInterface, ToolSet, classify, read_convention
 
 _RESPELLED = re.compile(r"'([^']+)' → '([^']+)'")
 
@@ -73,6 +73,8 @@ def _plan(skill: TypedSkill, req: InterfaceRequirement, now: ServedInterface) ->
         elif c.kind == "enum_values_renamed":
             plan.codes.update(dict(_RESPELLED.findall(c.reason)))
             plan.done.append(f"{c.tool}.{name}: {c.reason}")
+        elif c.kind in REQUIRED_KINDS and (c.tool, name) not in passed:
+            plan.blocked.append(f"{c.tool} {c.path}: {c.kind}: the skill does not pass it")
         elif c.kind in ("field_nested", "field_flattened"):
             plan.blocked.append(f"{c.tool} {c.path}: {c.kind}: a moved field cannot be rebound")
         elif c.drift_class == "preserving":

@@ -3,11 +3,13 @@
 Prints: milliseconds to classify a 100-tool pair (target < 50 ms), pairs/s on the hand-written
 fixtures, adapted calls/s through 5 operators, and — where the real-drift yardstick is found
 beside the checkout (or at $VWT_REALDRIFT_DIR) — flag rates on its tune and report halves with
-'unknown' counted as a flag.
+'unknown' counted as a flag. A second folder of real pairs in the same format, kept outside the
+repository, is scored the same way when given by ``--extra DIR`` or $VWT_REALDRIFT_EXTRA_DIR.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -67,16 +69,17 @@ def _hundred_tools(base: ToolSet) -> None:
     )
 
 
-def _yardstick() -> None:
-    folder = find_yardstick(ROOT)
-    if folder is None:
-        print("real drift: yardstick not found beside the checkout (set VWT_REALDRIFT_DIR)")
-        return
+EXTRA_ENV = "VWT_REALDRIFT_EXTRA_DIR"
+
+
+def _score(what: str, folder: Path) -> None:
     for half in ("tune", "report"):
         got = score(load_pairs(folder, half))
+        seen = got.changing - got.silent
         print(
-            f"real drift, {half} half: changing flagged {got.changing_flagged}/{got.changing} "
-            f"= {got.recall:.0%}, preserving falsely flagged {got.preserving_flagged}/"
+            f"{what}, {half} half: changing flagged {got.changing_flagged}/{got.changing} "
+            f"= {got.recall:.0%} ({got.changing_flagged}/{seen} of those a reader of the tool "
+            f"list can see), preserving falsely flagged {got.preserving_flagged}/"
             f"{got.preserving} = {got.false_flag_rate:.0%}; changes stated only in prose "
             f"{got.described}, invisible to any reader {got.silent} (of {got.with_visibility} "
             f"with recorded visibility); missed {list(got.missed)}, "
@@ -84,8 +87,31 @@ def _yardstick() -> None:
         )
 
 
+def _yardstick(extra: str | None) -> None:
+    folder = find_yardstick(ROOT)
+    if folder is None:
+        print("real drift: yardstick not found beside the checkout (set VWT_REALDRIFT_DIR)")
+    else:
+        _score("real drift", folder)
+    if not extra:
+        print(f"real drift, extra: skipped (no --extra DIR and ${EXTRA_ENV} unset)")
+        return
+    extra_dir = Path(extra)
+    if not (extra_dir / "expected.json").is_file():
+        print(f"real drift, extra: skipped ({extra_dir} has no expected.json)")
+        return
+    _score(f"real drift, extra ({extra_dir.name})", extra_dir)
+
+
 def main() -> None:
     """Print the classifier's speed and accuracy, and adapted calls/s through 5 operators."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--extra",
+        default=os.environ.get(EXTRA_ENV),
+        help=f"a second folder of labelled real pairs (default ${EXTRA_ENV})",
+    )
+    args = parser.parse_args()
     base = load_tool_list(FIXTURES / "base_tools.json")
     _hundred_tools(base)
 
@@ -117,7 +143,7 @@ def main() -> None:
         f"serve: {_per_second(adapt, 5000):,.0f} validated+adapted calls/s "
         f"through {len(version.ops)} operators"
     )
-    _yardstick()
+    _yardstick(args.extra)
 
 
 if __name__ == "__main__":

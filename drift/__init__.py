@@ -37,7 +37,7 @@ from drift._proxy import (
     tool_set_of,
     unwrapped,
 )
-from drift._report import Change, DiffReport
+from drift._report import REQUIRED_KINDS, Change, DiffReport
 from drift._tools import Tool, ToolCall, ToolSet, load_tool_list, parse_tool_list
 from drift._version import (
     OPERATOR_TYPES,
@@ -61,6 +61,7 @@ from drift.errors import DriftError, ToolCallError
 __all__ = [
     "KINDS",
     "OPERATOR_TYPES",
+    "REQUIRED_KINDS",
     "UNITS",
     "AddOptionalField",
     "AnyOperator",

@@ -176,10 +176,11 @@ class SchemaDiff:
         to keep the old behaviour (no default, or one that leaves the option off)."""
         if leaf.required:
             self.add(
-                "field_added",
-                "unknown",
+                "required_field_added",
+                "preserving",
                 leaf.path,
-                "new required field: old calls lack it",
+                "new required field: old calls lack it and are rejected with an error, not "
+                "answered differently",
                 [f"new field '{leaf.path}' is required"],
             )
             return
@@ -248,7 +249,7 @@ class SchemaDiff:
     def _mentioned(self, leaf: Leaf) -> bool:
         """Whether the old tool description already speaks of what the new field switches."""
         generic = {"include", "with", "return", "show", "enable", "use", "is", "only", "all"}
-        named = {w for w in content(" ".join(tokens(leaf.name))) if w not in generic}
+        named = content(" ".join(t for t in tokens(leaf.name) if t not in generic))
         return bool(named) and named <= content(self.context)
 
     def _pagination(self, old: dict[str, Leaf], new: dict[str, Leaf]) -> None:
@@ -329,11 +330,47 @@ def compare_tool(old: Tool, new: Tool) -> list[Change]:
     return out
 
 
+def _singular(word: str) -> str:
+    if len(word) <= 3 or not word.endswith("s") or word.endswith("ss"):
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses")):
+        return word[:-2]
+    return word[:-1]
+
+
+def _stems(name: str) -> frozenset[str]:
+    return frozenset(_singular(t) for t in tokens(name))
+
+
+def _verb_hits(tool: Tool, values: list[str], names: list[str]) -> list[str]:
+    """The tools ``names`` that ``values`` select as verbs of ``tool``'s noun: ``repo_branch``
+    with action ``get`` / ``list`` stands for ``repo_get_branch_by_name`` and
+    ``repo_list_branches_by_repo`` (every word of the new tool's name is in each old name, and
+    each value's words are the rest of one old name's words; the closest one wins)."""
+    noun = _stems(tool.name)
+    if not noun:
+        return []
+    kin = {n: _stems(n) - noun for n in names if noun <= _stems(n)}
+    hits: list[str] = []
+    for value in values:
+        words = _stems(value)
+        fits = [n for n, rest in kin.items() if words and words <= rest and n not in hits]
+        if fits:
+            hits.append(min(fits, key=lambda n: (len(kin[n] - words), n)))
+    return hits
+
+
 def _selector(tool: Tool, names: list[str]) -> tuple[str, list[str]] | None:
-    """A field of ``tool`` whose enum values name ≥ 2 of the tools ``names``."""
+    """A field of ``tool`` whose enum values name ≥ 2 of the tools ``names``, or select ≥ 2
+    of them as verbs of the new tool's noun."""
     for field, prop in tool.properties().items():
-        values = {norm(str(v)) for v in prop.get("enum") or []}
+        enum = [str(v) for v in prop.get("enum") or []]
+        values = {norm(v) for v in enum}
         hits = [n for n in names if norm(n) in values]
+        if len(hits) < 2:
+            hits = _verb_hits(tool, enum, names)
         if len(hits) >= 2:
             return field, hits
     return None

@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 import re
 
-from drift._match import NUMERIC, Leaf, both_identifiers
+from drift._match import NUMERIC, Leaf, both_identifiers, type_set
 from drift._names import tokens
-from drift._prose import spans
+from drift._prose import content, spans
 from drift._report import Change, Label, quote
 from drift._semantics import (
     CONTRAST,
@@ -16,17 +16,23 @@ from drift._semantics import (
     SIGN,
     SIGN_RULE,
     containment,
+    index_base,
     is_identifier,
     is_neutral,
     mode_switch,
     new_sentences,
     normal,
+    reference_kind,
     scales,
     sign_swapped,
     stated_default,
+    synonyms,
     units,
     zones,
 )
+
+CONDITION = re.compile(r"\b(?:when|whenever|if|unless)\b", re.IGNORECASE)
+"""A condition: what follows states a case, not the rule."""
 
 
 def page_role(leaf: Leaf) -> str | None:
@@ -166,6 +172,7 @@ class FieldDiff:
                 "scale_changed", "scale", scales(old.name, old.desc), scales(new.name, new.desc)
             ),
         ]
+        found.append(self._reference())
         if old.desc == new.desc:
             return any(found)
         found += [
@@ -188,6 +195,36 @@ class FieldDiff:
             )
             return True
         return any(found)
+
+    def _reference(self) -> bool:
+        """A value that counted a place in a list now names an item (or the reverse), or the
+        stated base of counting moved: the same number now points at something else."""
+        old, new = self.old, self.new
+        if not (old.types & NUMERIC or new.types & NUMERIC or not old.types):
+            return False
+        was = reference_kind(old.name, old.desc)
+        now = reference_kind(new.name, new.desc)
+        if was and now and was != now:
+            self.add(
+                "reference_changed",
+                "changing",
+                f"'{old.path}' held {'an' if was == 'identifier' else 'a'} {was}; '{new.path}' "
+                f"holds {'an' if now == 'identifier' else 'a'} {now}: the same number now "
+                "refers to another item",
+                [f"old '{old.path}': {was}", f"new '{new.path}': {now}", *self.both()],
+            )
+            return True
+        before, after = index_base(old.desc), index_base(new.desc)
+        if before and after and before != after:
+            self.add(
+                "reference_changed",
+                "changing",
+                f"counting starts at {after} instead of {before}: the same number now refers "
+                "to the next or previous item",
+                self.both(f"{before}-based", f"{after}-based"),
+            )
+            return True
+        return False
 
     def _mode(self) -> bool:
         switch = mode_switch(self.old.desc, self.new.desc)
@@ -241,7 +278,7 @@ class FieldDiff:
     def _identifier(self, fresh: list[str]) -> bool:
         if not is_identifier(self.new.name, self.new.desc):
             return False
-        contrast = [s for s in fresh if CONTRAST.search(s)]
+        contrast = [s for s in fresh if self._disowns(s)]
         if contrast:
             self.add(
                 "identifier_changed",
@@ -250,6 +287,13 @@ class FieldDiff:
                 [said("old", self.old), quote(f"new '{self.new.path}'", contrast[0])],
             )
         return bool(contrast)
+
+    def _disowns(self, sentence: str) -> bool:
+        """Whether ``sentence`` says the value is now one thing and not another ("Takes the
+        internal key, not the display number"). A contrast inside a condition ("When using a
+        name instead of a GUID, …") only explains an accepted alternative form."""
+        m = CONTRAST.search(sentence)
+        return m is not None and not CONDITION.search(sentence[: m.start()])
 
     def _enum_meaning(self, fresh: list[str]) -> bool:
         values = [str(v) for v in self.new.prop.get("enum") or []]
@@ -316,7 +360,15 @@ class FieldDiff:
             return
         evidence = [default_source("old", self.old, old), default_source("new", self.new, new)]
         role = page_role(self.new)
-        if role == "page_size":
+        if old is None and self.old.required:
+            self.add(
+                "default_changed",
+                "preserving",
+                f"a default ({new}) for a field every old call had to pass: no old call "
+                "relies on it",
+                [*evidence, f"old '{self.old.path}' required"],
+            )
+        elif role == "page_size":
             self.add(
                 "page_size_changed",
                 "preserving",
@@ -353,7 +405,15 @@ class FieldDiff:
             f"new '{self.new.path}' type {_fmt(set(new))}",
         ]
         widened = old <= (new | NUMERIC if "number" in new else new)
-        if widened:
+        if self._listed():
+            self.add(
+                "type_changed",
+                "preserving",
+                f"a single {_fmt(set(old))} became a list of them, described alike: the old "
+                "value as a one-element list means the same",
+                [*evidence, *self.both()],
+            )
+        elif widened:
             self.add(
                 "type_changed",
                 "preserving",
@@ -381,6 +441,18 @@ class FieldDiff:
                 evidence,
             )
 
+    def _listed(self) -> bool:
+        """Whether a scalar field became an array of the same scalar type whose description
+        still names what the old one did."""
+        old, new = self.old, self.new
+        items = self.new.prop.get("items")
+        if new.types != {"array"} or "array" in old.types or not isinstance(items, dict):
+            return False
+        if not old.types or not old.types <= type_set(items):
+            return False
+        said = content(old.desc)
+        return bool(said) and len(said & content(new.desc)) / len(said) >= SAME_THING
+
     def _required(self) -> None:
         if self.old.required == self.new.required:
             return
@@ -397,9 +469,10 @@ class FieldDiff:
             )
         else:
             self.add(
-                "required_changed",
-                "unknown",
-                "now required; calls that omit it are rejected",
+                "field_required",
+                "preserving",
+                "now required: calls that omit it are rejected with an error, not answered "
+                "differently; calls that pass it are unchanged",
                 evidence,
             )
 
@@ -429,7 +502,9 @@ class FieldDiff:
 
 def _enum_twin(key: str, candidate: str) -> bool:
     other = re.sub(r"[^a-z0-9]", "", candidate.lower())
-    return bool(key and other) and (other == key or other.startswith(key) or key.startswith(other))
+    if not (key and other):
+        return False
+    return other == key or other.startswith(key) or key.startswith(other) or synonyms(key, other)
 
 
 def leaf_changes(tool: str, old: Leaf, new: Leaf, how: str = "the same name") -> list[Change]:

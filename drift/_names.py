@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -34,8 +35,13 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 
 def tokens(name: str) -> list[str]:
     """Lower-case word tokens of a snake_case, kebab-case or camelCase name."""
+    return list(_tokens(name))
+
+
+@functools.lru_cache(maxsize=8192)
+def _tokens(name: str) -> tuple[str, ...]:
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
-    return [t.lower() for t in re.split(r"[^A-Za-z0-9]+", spaced) if t]
+    return tuple(t.lower() for t in re.split(r"[^A-Za-z0-9]+", spaced) if t)
 
 
 def camel(words: list[str]) -> str:

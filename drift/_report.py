@@ -10,6 +10,10 @@ from drift._semantics import sentences
 
 Label = Literal["preserving", "changing", "unknown"]
 
+REQUIRED_KINDS = frozenset({"field_required", "required_field_added"})
+"""Kinds of preserving change a caller survives only if it passes the field: a call without it
+is rejected (an error, not a different answer)."""
+
 
 class Change(BaseModel):
     """One difference between two tool lists, labelled by what it does to a call's meaning."""

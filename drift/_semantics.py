@@ -168,16 +168,26 @@ def text_similarity(a: str, b: str) -> float:
 
 def units(name: str, desc: str) -> set[str]:
     """Units stated by a field's name tokens or its description."""
+    return set(_units(name, desc))
+
+
+@functools.lru_cache(maxsize=4096)
+def _units(name: str, desc: str) -> frozenset[str]:
     found = {UNIT_SPELLING[t] for t in tokens(name) if t in UNIT_SPELLING}
     for match in UNIT_CONTEXT.finditer(desc):
         found.add(UNIT_SPELLING[(match.group(1) or match.group(2)).lower()])
-    return found
+    return frozenset(found)
 
 
 def scales(name: str, desc: str) -> set[str]:
     """'fraction' and/or 'percent', as stated by the name or description."""
+    return set(_scales(name, desc))
+
+
+@functools.lru_cache(maxsize=4096)
+def _scales(name: str, desc: str) -> frozenset[str]:
     text = f"{' '.join(tokens(name))} {desc}"
-    return {s for s, pattern in SCALES.items() if pattern.search(text)}
+    return frozenset(s for s, pattern in SCALES.items() if pattern.search(text))
 
 
 def zones(desc: str) -> set[str]:
@@ -274,6 +284,56 @@ def new_sentences(old: str, new: str) -> list[str]:
         return []
     before = sentences(old)
     return [s for s in sentences(new) if all(text_similarity(s, b) < 0.8 for b in before)]
+
+
+VALUE_SYNONYMS = (
+    frozenset({"decline", "dismiss", "reject", "deny", "refuse"}),
+    frozenset({"delete", "remove"}),
+    frozenset({"create", "add"}),
+    frozenset({"update", "edit", "modify"}),
+    frozenset({"asc", "ascending"}),
+    frozenset({"desc", "descending"}),
+    frozenset({"enable", "enabled", "on"}),
+    frozenset({"disable", "disabled", "off"}),
+    frozenset({"begin", "start"}),
+    frozenset({"end", "finish", "stop"}),
+)
+"""Words of API documentation English that name the same action or setting; an enum value
+swapped for its synonym is a respelling ('decline' → 'dismiss')."""
+
+
+def synonyms(a: str, b: str) -> bool:
+    """Whether two enum values (lower case, letters only) are synonyms of API English."""
+    return a != b and any(a in group and b in group for group in VALUE_SYNONYMS)
+
+
+POSITION = re.compile(
+    r"\b(?:index|position|ordinal)\s+(?:of|in)\b|\b(?:[01]|zero|one)[- ]based\b", re.I
+)
+"""A value that counts a place in a list ('the index of the page', '0-based')."""
+POSITION_WORDS = frozenset({"idx", "index", "position", "pos", "ordinal"})
+REFERENCE_WORDS = frozenset({"id", "uuid", "guid", "key", "handle"})
+BASE = re.compile(r"\b([01]|zero|one)[- ]based\b", re.I)
+
+
+@functools.lru_cache(maxsize=4096)
+def reference_kind(name: str, desc: str) -> str | None:
+    """'position' when a field counts a place in a list, 'identifier' when it names an item
+    (by its name or description), else None."""
+    words = set(tokens(name))
+    if words & POSITION_WORDS or POSITION.search(desc):
+        return "position"
+    if words & REFERENCE_WORDS or re.search(r"\bID\b|\bidentifier\b", desc):
+        return "identifier"
+    return None
+
+
+def index_base(desc: str) -> str | None:
+    """'0' or '1' when a description states where counting starts."""
+    m = BASE.search(desc)
+    if m is None:
+        return None
+    return "0" if m.group(1).lower() in ("0", "zero") else "1"
 
 
 def is_identifier(name: str, desc: str) -> bool:

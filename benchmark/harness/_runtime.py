@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from benchmark.harness._skill_ir import InterfaceRequirement, TypedSkill
-from drift import Change, ServedInterface, ToolSet, classify
+from drift import REQUIRED_KINDS, Change, ServedInterface, ToolSet, classify
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,18 @@ def _classified(
     renamed_tools = {c.was: c.tool for c in report.changes if c.kind == "tool_renamed" and c.was}
     used = {renamed_tools.get(t, t) for t in skill.permissions}
     relevant = [c for c in report.changes if c.tool in used]
+    renamed_fields = {(c.tool, c.was): c.path for c in relevant if c.kind == "field_renamed"}
+    passed = {
+        (renamed_tools.get(s.tool, s.tool), renamed_fields.get((s.tool, a), a))
+        for s in skill.steps
+        for a in s.args
+    }
     for c in relevant:
+        if c.kind in REQUIRED_KINDS and (c.tool, c.path) not in passed:
+            return InterfaceCheck(
+                skill=None,
+                stop=f"{mismatch}; {c.tool} {c.path}: {c.kind}: the skill does not pass it",
+            )
         moved = c.kind in ("field_nested", "field_flattened")
         if c.drift_class != "preserving" or moved:
             why = "cannot be rebound" if moved else c.drift_class

@@ -5,7 +5,7 @@ left as it was (so the runtime stops it safely)."""
 from __future__ import annotations
 
 from adapt import rebind_skill
-from benchmark import serve, served_interface
+from benchmark import family_for_env, serve, served_interface
 from benchmark.harness import TypedSkill, check_interface
 from drift import (
     AnyOperator,
@@ -14,6 +14,7 @@ from drift import (
     InterfaceVersion,
     RenameEnumValues,
     ServedInterface,
+    ToolSet,
 )
 from tests._skills import reference_contract
 
@@ -95,3 +96,34 @@ def test_a_skill_served_as_declared_or_without_its_tools_is_unchanged() -> None:
     units = {"support-ops": served_interface("support-ops", "support-ops@2-units")}
     rebound, notes = rebind_skill(bare, units)
     assert rebound is bare and "cannot be classified" in notes[0]
+
+
+def _requiring(field: str) -> dict[str, ServedInterface]:
+    """support-ops served with ``issue_refund`` requiring ``field`` (a version label of its own,
+    so the runtime classifies instead of trusting the digest)."""
+    base = family_for_env("support-ops").base_tools()
+    tools = []
+    for tool in base.tools:
+        if tool.name == "issue_refund":
+            schema = dict(tool.input_schema)
+            schema["required"] = sorted({*schema.get("required", []), field})
+            tool = tool.model_copy(update={"input_schema": schema})
+        tools.append(tool)
+    version = InterfaceVersion(
+        id="support-ops@req", env="support-ops", label="req", parent="support-ops@1", ops=()
+    )
+    return {"support-ops": ServedInterface(ToolSet(tools=tools), version)}
+
+
+def test_a_field_that_becomes_required_stops_a_skill_only_if_it_does_not_pass_it() -> None:
+    refund = next(s for s in SKILL.steps if s.tool == "issue_refund")
+    tool = family_for_env("support-ops").base_tools().get("issue_refund")
+    assert tool is not None
+    missing = next(f for f in tool.properties() if f not in refund.args)
+    stop = check_interface(SKILL, _requiring(missing)).stop
+    assert stop is not None and "field_required" in stop and missing in stop
+    passed = next(iter(refund.args))
+    check = check_interface(SKILL, _requiring(passed))
+    assert check.stop is None and check.skill is not None
+    rebound, notes = rebind_skill(SKILL, _requiring(missing))
+    assert rebound == SKILL and any("does not pass it" in n for n in notes)

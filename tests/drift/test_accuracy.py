@@ -84,9 +84,10 @@ def test_realdrift_tune_half(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="issue 23's target is not met on the report half: scored once after tuning on the "
-    "tune half, 4/7 changing pairs flagged and 2/5 preserving pairs falsely flagged "
-    "(docs/drift.md); strict, so meeting it fails here until this mark is removed",
+    reason="issue 23's target is not met on the report half: scored once after the second "
+    "round of tuning (the tune halves only), 5/7 changing pairs flagged and 2/5 preserving "
+    "pairs falsely flagged (docs/drift.md); strict, so meeting it fails here until this mark "
+    "is removed",
 )
 def test_realdrift_report_half(capsys: pytest.CaptureFixture[str]) -> None:
     got = score(load_pairs(_yardstick(), "report"))

@@ -189,3 +189,118 @@ def test_roles_swapped_by_crossing_descriptions() -> None:
         ("src", "dst"),
     )
     assert _label(old, reworded) == "preserving"
+
+
+@pytest.mark.parametrize(
+    ("name", "desc", "label"),
+    [
+        ("pageId", "The ID of the tab to select.", "changing"),
+        ("pageIndex", "The position of the tab to select.", "preserving"),
+    ],
+)
+def test_a_position_becoming_an_identifier_is_changing(name: str, desc: str, label: str) -> None:
+    idx = {"pageIdx": {"type": "number", "description": "The index of the tab to select."}}
+    old = _tool("Select a tab.", idx, ("pageIdx",))
+    new = _tool("Select a tab.", {name: {"type": "number", "description": desc}}, (name,))
+    assert _label(old, new) == label
+
+
+@pytest.mark.parametrize(
+    ("new", "label"),
+    [
+        ("Line to start from, 1-based.", "changing"),
+        ("Line to start reading at (0-based).", "preserving"),
+    ],
+)
+def test_a_stated_index_base_that_moves_is_changing(new: str, label: str) -> None:
+    old = _tool(
+        "Read a file.", {"line": {"type": "integer", "description": "Start line, 0-based."}}
+    )
+    upd = _tool("Read a file.", {"line": {"type": "integer", "description": new}})
+    assert _label(old, upd) == label
+
+
+@pytest.mark.parametrize(
+    ("desc", "label"),
+    [
+        ("Texts to wait for; resolves when any of them appears on the page.", "preserving"),
+        ("Path segments, from the root down.", "unknown"),
+    ],
+)
+def test_a_value_that_becomes_a_list_of_the_same_values(desc: str, label: str) -> None:
+    old = _tool("Wait.", {"text": {"type": "string", "description": "Text to appear on the page."}})
+    listed = {"type": "array", "items": {"type": "string"}, "description": desc}
+    new = _tool("Wait.", {"text": listed})
+    assert _label(old, new) == label
+
+
+@pytest.mark.parametrize(("value", "label"), [("dismiss", "preserving"), ("ignore", "unknown")])
+def test_an_enum_value_swapped_for_a_synonym_is_a_respelling(value: str, label: str) -> None:
+    said = "What to do with a dialog."
+    enum = lambda *v: {"on_dialog": {"type": "string", "enum": list(v), "description": said}}  # noqa: E731
+    assert (
+        _label(_tool("Go.", enum("accept", "decline")), _tool("Go.", enum("accept", value)))
+        == label
+    )
+
+
+def test_a_field_that_becomes_required_fails_loudly_and_is_preserving() -> None:
+    props = {**Q, "project": {"type": "string", "description": "Project id."}}
+    got = _verdicts(_tool("Search.", props, ("q",)), _tool("Search.", props, ("q", "project")))
+    assert got == {("project", "field_required", "preserving")}
+    added = _verdicts(_tool("Search.", Q), _tool("Search.", {**props}, ("project",)))
+    assert ("project", "required_field_added", "preserving") in added
+
+
+def _two(*tools: tuple[str, dict[str, Any]]) -> list[Any]:
+    return [
+        {"name": n, "description": f"{n}.", "inputSchema": {"type": "object", "properties": p}}
+        for n, p in tools
+    ]
+
+
+@pytest.mark.parametrize(("values", "merged"), [(["get", "list"], True), (["fast", "slow"], False)])
+def test_tools_consolidated_under_verbs_of_their_noun(values: list[str], merged: bool) -> None:
+    repo = {"repo": {"type": "string", "description": "Repository id."}}
+    named = {**repo, "name": {"type": "string"}}
+    old = _two(("repo_get_branch_by_name", named), ("repo_list_branches", repo))
+    action = {"action": {"type": "string", "enum": values, "description": "What to do."}}
+    new = _two(("repo_branch", {**action, **repo, "name": {"type": "string"}}))
+    kinds = {k for _, k, _ in _verdicts(old, new)}
+    assert ("tools_merged" in kinds) is merged
+    assert ("tool_removed" in kinds) is not merged
+
+
+@pytest.mark.parametrize(
+    ("old_desc", "label"),
+    [
+        ("Get a merge request with its approval summaries.", "unknown"),
+        ("Get a merge request.", "preserving"),
+    ],
+)
+def test_a_new_off_switch_for_what_the_old_description_promised(old_desc: str, label: str) -> None:
+    flag = {"include_summaries": {"type": "boolean", "description": "Default false."}}
+    assert _label(_tool(old_desc, Q), _tool("Get a merge request.", {**Q, **flag})) == label
+
+
+@pytest.mark.parametrize(("required", "label"), [(True, "preserving"), (False, "changing")])
+def test_a_default_for_a_field_every_old_call_passed(required: bool, label: str) -> None:
+    flag = {"reload": {"type": "boolean", "description": "Reload the page first."}}
+    old = _tool("Trace.", flag, ("reload",) if required else ())
+    new = _tool("Trace.", {"reload": {**flag["reload"], "default": True}})
+    assert _label(old, new) == label
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("When using a repository name instead of a GUID, also pass the project.", "preserving"),
+        ("Takes the repository name, not the GUID.", "changing"),
+    ],
+)
+def test_an_identifier_contrast_inside_a_condition_explains(sentence: str, label: str) -> None:
+    repo = {"repositoryId": {"type": "string", "description": "The ID of the repository."}}
+    said = {
+        "repositoryId": {"type": "string", "description": f"The ID of the repository. {sentence}"}
+    }
+    assert _label(_tool("Get a pull request.", repo), _tool("Get a pull request.", said)) == label
