@@ -18,7 +18,7 @@ import os
 import sys
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -50,11 +50,23 @@ def _selected(args: argparse.Namespace) -> list[Case]:
 
 def _run_arms(keys: list[ArmKey], jobs: int) -> dict[ArmKey, tuple[Trial, ...]]:
     """Every distinct arm, in ``jobs`` worker processes (one at a time when 1)."""
+    out: dict[ArmKey, tuple[Trial, ...]] = {}
+
+    def done(key: ArmKey, trials: tuple[Trial, ...]) -> None:
+        out[key] = trials
+        rate = sum(t.success for t in trials) / max(1, len(trials))
+        print(f"arm {len(out)}/{len(keys)}: {key[0]} {key[3]} {rate:.2f}", file=sys.stderr)
+
     if jobs <= 1:
-        return {k: trials_of(k) for k in keys}
+        for key in keys:
+            done(key, trials_of(key))
+        return out
     spawn = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(jobs, mp_context=spawn) as pool:
-        return dict(zip(keys, pool.map(trials_of, keys), strict=True))
+        running = {pool.submit(trials_of, key): key for key in keys}
+        for future in as_completed(running):
+            done(running[future], future.result())
+    return out
 
 
 def main() -> None:
