@@ -85,12 +85,21 @@ def recipe(text: str, name: str = "playbook") -> AgentArtifacts:
     return AgentArtifacts(recipes=(Recipe(name=name, text=text),))
 
 
-def skill(s: TypedSkill) -> AgentArtifacts:
+def skill(s: TypedSkill, body: str | None = None) -> AgentArtifacts:
     """A typed contract as the only artifact, an Agent Skill with ``s``'s name, description
-    and contract, and the body of the reference skill of that name (as a submitter editing
-    only the contract and description leaves it)."""
-    body = reference_skill(s.name).body if (SKILLS / s.name).is_dir() else ""
+    and contract, and ``body``, by default the body of the reference skill of that name (as a
+    submitter editing only the contract and description leaves it)."""
+    if body is None:
+        body = reference_skill(s.name).body if (SKILLS / s.name).is_dir() else ""
     return AgentArtifacts(skills=(AgentSkill.from_typed(s, body),))
+
+
+def stuffed_skill(s: TypedSkill, **update: Any) -> AgentArtifacts:
+    """``s`` edited by ``update`` with its description stuffed with names, and a body that is
+    the same list of names: no procedure anywhere in the skill (the ``*-k-stuffing`` cases keep
+    the reference body, whose prose states the procedure; these added cases do not)."""
+    edited = edit_skill(s, **update)
+    return skill(edited, body=f"# {edited.name}\n\n{edited.description}\n")
 
 
 def memory(m: TrajectorySet) -> AgentArtifacts:
@@ -556,6 +565,23 @@ def _support_cases() -> list[Case]:
                     units={},
                     preconditions=[],
                 )
+            ),
+            ref_k,
+            kinds,
+        ),
+        Case(
+            "so-k-stuffing-bare",
+            fam,
+            "skill",
+            "stuffing",
+            stuffed_skill(
+                REFUND_SKILL,
+                description="issue_refund close_ticket refund duplicate_charge damaged "
+                "late_delivery amount_cents refunded order_id reason",
+                steps=[{"tool": "get_order", "args": {"order_id": "$order"}}],
+                codes={},
+                units={},
+                preconditions=[],
             ),
             ref_k,
             kinds,
@@ -1207,6 +1233,22 @@ def _research_cases() -> list[Case]:
             ref_k,
             kinds,
         ),
+        Case(
+            "rs-k-stuffing-bare",
+            fam,
+            "skill",
+            "stuffing",
+            stuffed_skill(
+                CITATION_SKILL,
+                description="search_documents read_document add_claim submit_answer quote "
+                "stance supports contradicts doc_id",
+                steps=[{"tool": "search_documents", "args": {"query": "$subject"}}],
+                permissions=["search_documents"],
+                codes={},
+            ),
+            ref_k,
+            kinds,
+        ),
     ]
     stance = {("add_claim", "stance"): {"supports": "contradicts", "contradicts": "supports"}}
     out += [
@@ -1472,6 +1514,21 @@ def _code_cases() -> list[Case]:
                     steps=[{"tool": "run_tests", "args": {}}],
                     permissions=["run_tests"],
                 )
+            ),
+            ref_k,
+            kinds,
+        ),
+        Case(
+            "cm-k-stuffing-bare",
+            fam,
+            "skill",
+            "stuffing",
+            stuffed_skill(
+                DEPENDENCY_SKILL,
+                description="read_changelog search replace_in_file run_tests path old new "
+                "all_occurrences",
+                steps=[{"tool": "run_tests", "args": {}}],
+                permissions=["run_tests"],
             ),
             ref_k,
             kinds,
