@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from benchmark.sim._intent import read_request
+from benchmark.sim._intent import kind_scores, read_request, stated_values
 from benchmark.sim._pack import Kind, KnowledgePack, packs
 from benchmark.sim._reader import Reader, Said, reader_for
 from benchmark.sim._text import IDENT, stemmed, stems, tokens
@@ -33,6 +33,7 @@ _FAILED = {"fail", "failur", "error", "wrong", "reject", "incorrect", "invalid",
 
 Key = tuple[str, str]  # (action, input slot)
 Schema = dict[str, dict[str, Any]]  # tool name → OpenAI function (name, description, parameters)
+Call = tuple[str, dict[str, Any]]  # a tool's name and its arguments
 
 
 @dataclass
@@ -395,7 +396,7 @@ def _compatible(slot_type: str, value: Any) -> bool:
 
 def _named_calls(
     ctx: _Context,
-    calls: list[tuple[str, dict[str, Any]]],
+    calls: list[Call],
     g: Guidance,
     kind: Kind | None = None,
 ) -> None:
@@ -487,14 +488,35 @@ def _failed(outcome: str) -> bool:
     return bool(set(stems(outcome)) & _FAILED)
 
 
-def read_episode(pack: KnowledgePack, body: str, schema: Schema | None = None) -> Guidance:
-    """What imitating a retrieved episode takes from it: its names, steps, codes and units —
-    nothing from an episode marked as failed."""
-    return _episode(_context(pack, schema or {}), body)
+def read_episode(
+    pack: KnowledgePack, body: str, kind: Kind, schema: Schema | None = None
+) -> Guidance:
+    """What imitating an episode retrieved for a request of ``kind`` takes from it: its names,
+    steps, codes and units — nothing from an episode marked as failed."""
+    return _episode(_context(pack, schema or {}), body, kind.name)
 
 
-@functools.lru_cache(maxsize=1024)
-def _episode(ctx: _Context, body: str) -> Guidance:
+def _imitated(
+    ctx: _Context, text: str, calls: list[Call], current: Kind, read: Kind | None
+) -> bool:
+    """Whether a model takes an episode as an example of the request it was retrieved for
+    (``current``): the episode does that request's procedure (its core step, and no step with
+    effect the request's kind does not take) with tools the model knows, and its own request
+    reads as no kind of this pack, or as none ahead of ``current`` — a reader that cannot tell
+    what an example was about imitates it as the example it was shown."""
+    steps = {s.action for s in current.steps}
+    core = next((s.action for s in current.steps if s.core), None)
+    done = {ctx.action_of(tool) for tool, _ in calls if tool in ctx.tool_names}
+    if core not in done or (done & ctx.reader.effectful) - steps:
+        return False
+    if read is None:
+        return True
+    scores = kind_scores(ctx.pack, text)
+    return scores[current.name] >= scores[read.name]
+
+
+@functools.lru_cache(maxsize=4096)
+def _episode(ctx: _Context, body: str, current: str) -> Guidance:
     pack, g = ctx.pack, Guidance()
     episode = _json_object(body)
     if episode is None or _failed(str(episode.get("outcome", "success"))):
@@ -507,23 +529,28 @@ def _episode(ctx: _Context, body: str) -> Guidance:
     # the episode's own calls say which family its request belongs to, as its tools would
     known = {n: str(f.get("description", "")) for p in packs() for n, f in p.remembered().items()}
     called = {name: known.get(name, "") for name, _ in calls}
-    asked = read_request(str(episode.get("instruction", "")), True, 0.0, 0.0, called)
-    mine = asked is not None and asked.pack.family == pack.family
-    _named_calls(ctx, calls, g, asked.kind if mine and asked else None)
+    text = str(episode.get("instruction", ""))
+    asked = read_request(text, True, 0.0, 0.0, called)
+    kind = asked.kind if asked is not None and asked.pack.family == pack.family else None
+    stated = asked.stated if asked is not None and kind is not None else {}
+    mine = next((k for k in pack.kinds if k.name == current), None)
+    if mine is not None and kind is not mine and _imitated(ctx, text, calls, mine, kind):
+        kind, stated = mine, stated_values(mine, text)
+    _named_calls(ctx, calls, g, kind)
     g.constants.clear()  # an example's values are its own, except what they show below
-    if not mine or asked is None:
+    if kind is None:
         return g
-    g.subject = next((s.action for s in asked.kind.steps if s.core), None)
+    g.subject = next((s.action for s in kind.steps if s.core), None)
     for tool, args in calls:
         action = ctx.action_of(tool)
-        step = next((s for s in asked.kind.steps if s.action == action), None)
+        step = next((s for s in kind.steps if s.action == action), None)
         if step is None:
             continue
         for input_slot, slot_name in step.args.items():
             arg = g.fields.get((str(action), input_slot))
             if arg is None or arg not in args:
                 continue
-            _learn(g, (str(action), input_slot), asked.kind, slot_name, args[arg], asked.stated)
+            _learn(g, (str(action), input_slot), kind, slot_name, args[arg], stated)
     return g
 
 
@@ -564,7 +591,7 @@ def read_guidance(
         elif form == "typed-skill" and "skill" in follows:
             g = _skill(ctx, body)
         elif form == "trajectory" and "episode" in follows:
-            g = _episode(ctx, body)
+            g = _episode(ctx, body, kind.name)
         else:
             continue
         if g.applies(kind):

@@ -141,16 +141,16 @@ def _cues(kind: Kind) -> dict[str, int]:
     return _CUES[key]
 
 
-def _kind_of(pack: KnowledgePack, text: str) -> tuple[int, Kind | None]:
-    """The kind of ``pack`` a request reads as, and its score (at least 3 to count): its cues;
-    plus 3 when the request asks for its core action (1 when that action is only a follow-up
-    step of other kinds, like closing a ticket), minus 3 when it forbids it; plus 2 when it
-    forbids another kind's core action that this kind does not take ("do not refund")."""
+def kind_scores(pack: KnowledgePack, text: str) -> dict[str, int]:
+    """How well ``text`` reads as each kind of ``pack`` (by name): its cues; plus 3 when the
+    request asks for the kind's core action (1 when that action is only a follow-up step of
+    other kinds, like closing a ticket), minus 3 when it forbids it; plus 2 when it forbids
+    another kind's core action that this kind does not take ("do not refund")."""
     said = reader_for(pack, frozenset()).read(text)
     words = {_singular(w) for w in tokens(text)}
     cores = {s.action for k in pack.kinds for s in k.steps if s.core}
     follow_ups = {s.action for k in pack.kinds for s in k.steps if not s.core}
-    best: tuple[int, Kind | None] = (2, None)
+    out = {}
     for kind in pack.kinds:
         core = next((s.action for s in kind.steps if s.core), None)
         points = sum(w for cue, w in _cues(kind).items() if cue in words)
@@ -160,9 +160,23 @@ def _kind_of(pack: KnowledgePack, text: str) -> tuple[int, Kind | None]:
             points -= 3
         if (said.forbidden & cores) - {s.action for s in kind.steps}:
             points += 2
+        out[kind.name] = points
+    return out
+
+
+def _kind_of(pack: KnowledgePack, text: str) -> tuple[int, Kind | None]:
+    """The kind of ``pack`` a request reads as (the first of the best-scoring kinds,
+    ``kind_scores``), and its score: at least 3 to count."""
+    best: tuple[int, Kind | None] = (2, None)
+    for kind, points in zip(pack.kinds, kind_scores(pack, text).values(), strict=True):
         if points > best[0]:
             best = (points, kind)
     return best
+
+
+def stated_values(kind: Kind, text: str) -> dict[str, Any]:
+    """The typed values ``text`` states for ``kind``'s slots (read right)."""
+    return _stated(kind, text)
 
 
 def read_request(

@@ -5,7 +5,9 @@ what they say or only in how they say it, in every family and artifact form.
 Written before the engine that reads them, the way people write playbooks, skills and
 memories — not in the phrasings of the families' generators or of the sim's packs. Each case
 names its relation to a reference (``RELATIONS``); ``tests/benchmark/sim/_suite.py`` runs them
-and checks the direction, ``bench/sim_counterfactuals.py`` prints the full-size table.
+and checks the direction, ``bench/sim_counterfactuals.py`` prints the full-size table. The
+``*-heldout`` cases take their wordings from ``heldout.py``, written later, before the reader was
+changed for this suite's misses.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from benchmark.harness import AgentArtifacts, AgentSkill, Episode, Recipe, Traje
 from drift import ToolCall
 from submissions import reference_dir
 from tests._skills import SKILLS, reference_contract, reference_skill
+from tests.benchmark.sim import heldout
 
 Relation = Literal[
     "same",
@@ -82,12 +85,21 @@ def recipe(text: str, name: str = "playbook") -> AgentArtifacts:
     return AgentArtifacts(recipes=(Recipe(name=name, text=text),))
 
 
-def skill(s: TypedSkill) -> AgentArtifacts:
+def skill(s: TypedSkill, body: str | None = None) -> AgentArtifacts:
     """A typed contract as the only artifact, an Agent Skill with ``s``'s name, description
-    and contract, and the body of the reference skill of that name (as a submitter editing
-    only the contract and description leaves it)."""
-    body = reference_skill(s.name).body if (SKILLS / s.name).is_dir() else ""
+    and contract, and ``body``, by default the body of the reference skill of that name (as a
+    submitter editing only the contract and description leaves it)."""
+    if body is None:
+        body = reference_skill(s.name).body if (SKILLS / s.name).is_dir() else ""
     return AgentArtifacts(skills=(AgentSkill.from_typed(s, body),))
+
+
+def stuffed_skill(s: TypedSkill, **update: Any) -> AgentArtifacts:
+    """``s`` edited by ``update`` with its description stuffed with names, and a body that is
+    the same list of names: no procedure anywhere in the skill (the ``*-k-stuffing`` cases keep
+    the reference body, whose prose states the procedure; these added cases do not)."""
+    edited = edit_skill(s, **update)
+    return skill(edited, body=f"# {edited.name}\n\n{edited.description}\n")
 
 
 def memory(m: TrajectorySet) -> AgentArtifacts:
@@ -557,6 +569,23 @@ def _support_cases() -> list[Case]:
             ref_k,
             kinds,
         ),
+        Case(
+            "so-k-stuffing-bare",
+            fam,
+            "skill",
+            "stuffing",
+            stuffed_skill(
+                REFUND_SKILL,
+                description="issue_refund close_ticket refund duplicate_charge damaged "
+                "late_delivery amount_cents refunded order_id reason",
+                steps=[{"tool": "get_order", "args": {"order_id": "$order"}}],
+                codes={},
+                units={},
+                preconditions=[],
+            ),
+            ref_k,
+            kinds,
+        ),
         Case("so-k-scope-withdrawn", fam, "skill", "scope", ref_k, ref_k, ("withdrawn",)),
     ]
     wrong = {("issue_refund", "reason"): SUPPORT_CODE_MAP}
@@ -567,6 +596,15 @@ def _support_cases() -> list[Case]:
             "episode",
             "same",
             memory(edit_memory(SUPPORT_EPISODES, instruction=SUPPORT_REWORDED_TICKETS)),
+            ref_e,
+            kinds,
+        ),
+        Case(
+            "so-e-same-heldout",
+            fam,
+            "episode",
+            "same",
+            memory(edit_memory(SUPPORT_EPISODES, instruction=heldout.SUPPORT_TICKETS)),
             ref_e,
             kinds,
         ),
@@ -874,6 +912,15 @@ def _recon_cases() -> list[Case]:
             "episode",
             "same",
             memory(edit_memory(RECONCILIATION_EPISODES, instruction=RECON_REWORDED_TASKS)),
+            ref_e,
+            FLAGGED,
+        ),
+        Case(
+            "rc-e-same-heldout",
+            fam,
+            "episode",
+            "same",
+            memory(edit_memory(RECONCILIATION_EPISODES, instruction=heldout.RECONCILIATION_TASKS)),
             ref_e,
             FLAGGED,
         ),
@@ -1186,6 +1233,22 @@ def _research_cases() -> list[Case]:
             ref_k,
             kinds,
         ),
+        Case(
+            "rs-k-stuffing-bare",
+            fam,
+            "skill",
+            "stuffing",
+            stuffed_skill(
+                CITATION_SKILL,
+                description="search_documents read_document add_claim submit_answer quote "
+                "stance supports contradicts doc_id",
+                steps=[{"tool": "search_documents", "args": {"query": "$subject"}}],
+                permissions=["search_documents"],
+                codes={},
+            ),
+            ref_k,
+            kinds,
+        ),
     ]
     stance = {("add_claim", "stance"): {"supports": "contradicts", "contradicts": "supports"}}
     out += [
@@ -1195,6 +1258,15 @@ def _research_cases() -> list[Case]:
             "episode",
             "same",
             memory(edit_memory(RESEARCH_EPISODES, instruction=RESEARCH_REWORDED_QUESTIONS)),
+            ref_e,
+            kinds,
+        ),
+        Case(
+            "rs-e-same-heldout",
+            fam,
+            "episode",
+            "same",
+            memory(edit_memory(RESEARCH_EPISODES, instruction=heldout.RESEARCH_QUESTIONS)),
             ref_e,
             kinds,
         ),
@@ -1446,6 +1518,21 @@ def _code_cases() -> list[Case]:
             ref_k,
             kinds,
         ),
+        Case(
+            "cm-k-stuffing-bare",
+            fam,
+            "skill",
+            "stuffing",
+            stuffed_skill(
+                DEPENDENCY_SKILL,
+                description="read_changelog search replace_in_file run_tests path old new "
+                "all_occurrences",
+                steps=[{"tool": "run_tests", "args": {}}],
+                permissions=["run_tests"],
+            ),
+            ref_k,
+            kinds,
+        ),
     ]
     ref_memory = code_episodes()
     out += [
@@ -1455,6 +1542,15 @@ def _code_cases() -> list[Case]:
             "episode",
             "same",
             memory(edit_memory(ref_memory, instruction=CODE_REWORDED_TASKS)),
+            ref_e,
+            kinds,
+        ),
+        Case(
+            "cm-e-same-heldout",
+            fam,
+            "episode",
+            "same",
+            memory(edit_memory(ref_memory, instruction=heldout.CODE_TASKS)),
             ref_e,
             kinds,
         ),

@@ -2,7 +2,7 @@
 
 import json
 
-from benchmark.sim._guidance import read_recipe, read_skill
+from benchmark.sim._guidance import read_episode, read_recipe, read_skill
 from benchmark.support_ops._sim_pack import PACK
 from submissions import reference_dir
 from tests._skills import reference_contract
@@ -79,3 +79,34 @@ def test_a_tool_named_twice_is_never_read_as_a_field() -> None:
     assert g.tools["flag"] == "flag_record"
     assert "flag_record" not in g.fields.values()
     assert g.codes == {"duplicate": "duplicate"} and {"post_adjustment", "flag"} <= g.steps
+
+
+def _episode(instruction: str, reason: str) -> str:
+    calls = [
+        {"name": "get_order", "arguments": {"order_id": "ORD-1-1"}},
+        {"name": "issue_refund", "arguments": {"order_id": "ORD-1-1", "reason": reason}},
+        {"name": "close_ticket", "arguments": {"ticket_id": "TCK-1", "resolution": "refunded"}},
+    ]
+    return json.dumps({"instruction": instruction, "calls": calls, "outcome": "success"})
+
+
+KINDS = {k.name: k for k in PACK.kinds}
+
+
+def test_an_example_whose_request_is_not_understood_is_imitated_for_the_request_at_hand() -> None:
+    # the reader knows no word of this situation: the example it was shown for a late parcel
+    # is taken as an example of a late parcel, and its code is learned for that
+    obscure = _episode("TCK-1: ORD-1-1 turned up a fortnight behind schedule. Sort it out.", "x")
+    assert read_episode(PACK, obscure, KINDS["refund_late"]).codes["late"] == "x"
+    assert read_episode(PACK, obscure, KINDS["refund_damaged"]).codes["damaged"] == "x"
+    # ... but not for a request whose procedure is another (closing a withdrawn complaint
+    # takes no refund), and never from an example marked failed
+    assert "no_action" not in read_episode(PACK, obscure, KINDS["withdrawn"]).codes
+    failed = json.loads(obscure) | {"outcome": "failure"}
+    assert not read_episode(PACK, json.dumps(failed), KINDS["refund_late"]).codes
+
+
+def test_an_example_understood_as_another_situation_teaches_that_situation() -> None:
+    broken = _episode("TCK-1: the vase in ORD-1-1 arrived broken. Refund it.", "damaged")
+    g = read_episode(PACK, broken, KINDS["refund_late"])
+    assert g.codes.get("damaged") == "damaged" and "late" not in g.codes
