@@ -10,8 +10,8 @@ no random draw, so ``vwt report verify`` recomputes it exactly.
   cells of the release.
 - Critical drift failures: the exact one-sided test of the trial pairs where only one arm was
   critical (McNemar's), decided by Benjamini-Hochberg across the same cells.
-- Retention: a Fieller interval, reported where the source gain is precise
-  (``reports._retention``).
+- Retention: a Fieller interval adjusted for the gate that reports it (where the source gain
+  is precise: ``reports._retention``, ``reports._stats_selective``).
 
 Tolerance: every threshold gate (ceiling, floor, obsolescence, excludes zero, the retention
 gate, the sign of a leave-one-out gain) compares with ``TOLERANCE`` of slack.
@@ -66,6 +66,10 @@ Variation = Literal["varied", "no_variation", "identical"]
 its paired baseline trial's outcome; ``no_variation`` when every task of each family has the
 same gain (the standard error is the floor alone)."""
 
+CellVersion = Literal[4, 5]
+"""The ``CellMetrics`` schemas this vwt computes: 5 (release format 8) and, to verify older
+releases, 4 (formats 6 and 7), whose retention interval is plain Fieller."""
+
 TestFamily = Literal["artifacts", "noise_check", "duplicate"]
 """Which Benjamini-Hochberg family a cell's tests belong to: ``artifacts`` (every distinct cell
 of a submission with artifacts), ``noise_check`` (a submission with no artifacts: an A/A
@@ -117,10 +121,11 @@ class CriticalTest(_Frozen):
 class CellMetrics(_Frozen):
     """Everything the transfer matrix reports about one cell (artifact arm vs baseline)."""
 
-    v: Literal[4] = Field(
-        default=4,
-        description="Schema version: 4 has closed-form stratified t statistics, the critical "
-        "test, Fieller retention and the test families (3 had bootstrap intervals).",
+    v: CellVersion = Field(
+        default=5,
+        description="Schema version: 5 adjusts retention's interval for the gate that reports "
+        "it; 4 has closed-form stratified t statistics, the critical test, plain Fieller "
+        "retention and the test families (3 had bootstrap intervals).",
     )
     confidence: float = Field(description="Coverage of the reported intervals, e.g. 0.95.")
     n_tasks: int = Field(description="Tasks with at least one valid trial in both arms.")
@@ -194,6 +199,18 @@ class CellMetrics(_Frozen):
 def method_text(m: CellMetrics) -> str:
     """How a cell's interval was computed, e.g. '95% t over tasks, 23 df'."""
     return f"{m.confidence:.0%} {METHOD_TEXT[m.interval_method]}, {m.df} df"
+
+
+RETENTION_METHOD_TEXT: dict[int, str] = {
+    4: "Fieller",
+    5: "Fieller, adjusted for the gate",
+}
+"""How each ``CellMetrics`` version computes retention's interval, as shown with it."""
+
+
+def retention_method_text(m: CellMetrics) -> str:
+    """How a cell's retention interval was computed: adjusted for its gate since v5."""
+    return RETENTION_METHOD_TEXT[m.v]
 
 
 _DIFF, _WITH, _WITHOUT = 0, 1, 2
@@ -343,7 +360,7 @@ def _interval(estimate: Estimate, confidence: float, bounds: tuple[float, float]
 
 
 def _retention(
-    cell: PairedArms, source: PairedArms, confidence: float
+    cell: PairedArms, source: PairedArms, confidence: float, version: CellVersion
 ) -> tuple[Retention | None, RetentionStatus, str | None]:
     target_gains, source_gains = cell.gains(), source.gains()
     shared = target_gains.keys() & source_gains.keys()
@@ -357,6 +374,7 @@ def _retention(
         len(shared),
         identical=target_gains == source_gains,
         confidence=confidence,
+        adjusted=version >= 5,
     )
 
 
@@ -365,10 +383,12 @@ def cells_metrics(
     sources: Sequence[int | None],
     *,
     confidence: float = 0.95,
+    version: CellVersion = 5,
 ) -> list[CellMetrics]:
     """Metrics of every cell; ``sources[i]`` is the index of cell i's source cell, or None.
 
     Cell i's numbers depend only on its own arms, its source cell's arms and ``confidence``.
+    ``version`` is the ``CellMetrics`` schema to compute (4 only to verify an older release).
     """
     _check_confidence(confidence)
     summaries: dict[tuple[int, tuple[str, ...]], ArmSummary] = {}
@@ -389,9 +409,9 @@ def cells_metrics(
             "no source cell given",
         )
         if s is not None:
-            kept = _retention(cell, cells[s], confidence)
+            kept = _retention(cell, cells[s], confidence, version)
         arms = (summary(cell.with_arm, cell.tasks), summary(cell.without_arm, cell.tasks))
-        out.append(_metrics(cell, kept, arms, confidence))
+        out.append(_metrics(cell, kept, arms, confidence, version))
     return out
 
 
@@ -406,12 +426,14 @@ def _metrics(
     kept: tuple[Retention | None, RetentionStatus, str | None],
     arms: tuple[ArmSummary, ArmSummary],
     confidence: float,
+    version: CellVersion,
 ) -> CellMetrics:
     gain, with_, without = (cell.estimate(row) for row in (_DIFF, _WITH, _WITHOUT))
     gain_ci = _interval(gain, confidence, GAIN_BOUNDS)
     n_tasks = len(cell.tasks)
     at_ceiling = without.mean >= CEILING - TOLERANCE
     return CellMetrics(
+        v=version,
         confidence=confidence,
         n_tasks=n_tasks,
         n_dropped_tasks=cell.dropped,

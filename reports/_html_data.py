@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from conditions import AXES
+from reports._cell import retention_method_text
 from reports._flags import cell_flags
 from reports._matrix import Cell
 from reports._release import SignedRelease
@@ -146,6 +147,7 @@ def _cell(cell: Cell, labels: dict[str, str], counts: dict[str, Counter[str]]) -
         "p_negative": m.p_negative,
         "negative": m.negative_transfer,
         "retention": None if m.retention is None else m.retention.model_dump(mode="json"),
+        "retention_method": retention_method_text(m),
         "retention_status": m.retention_status,
         "retention_reason": m.retention_reason,
         "n_tasks": m.n_tasks,

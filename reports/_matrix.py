@@ -12,6 +12,7 @@ from conditions import Condition
 from reports._adapted import AdaptedCell, ReleasedAdaptation, cost_to_restore
 from reports._cell import (
     CellMetrics,
+    CellVersion,
     GainDifference,
     PairedArms,
     TestFamily,
@@ -90,6 +91,7 @@ def build_matrix(
     fdr_q: float = 0.05,
     adaptations: Sequence[ReleasedAdaptation] = (),
     noise_checks: Collection[str] = (),
+    version: CellVersion = 5,
 ) -> list[Cell]:
     """Every cell with both arms recorded, its tests decided by BH across the artifact cells.
 
@@ -105,7 +107,8 @@ def build_matrix(
     artifacts) are the A/A check, tested in their own family; an adapted cell that reuses its
     frozen trials is a duplicate, decided with its frozen cell. Each arm's outcomes are built
     once, however many cells share it. ``conditions`` maps every condition id of ``records`` to
-    its condition.
+    its condition. ``version`` is the ``CellMetrics`` schema to compute: 5, or 4 to verify a
+    release of format 6 or 7.
     """
     unknown = sorted({r.condition_id for r in records} - conditions.keys())
     if unknown:
@@ -131,7 +134,7 @@ def build_matrix(
         index.get(("frozen", source_id, p.bundle)) if p.condition != source_id else None
         for p in planned
     ]
-    metrics = cells_metrics([p.paired for p in planned], sources)
+    metrics = cells_metrics([p.paired for p in planned], sources, version=version)
     adapted = [(i, p, p.adaptation) for i, p in enumerate(planned) if p.adaptation is not None]
     pairs = [_difference_pair(p, a, outcomes) for _, p, a in adapted]
     differences = dict(

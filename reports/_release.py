@@ -82,13 +82,14 @@ class ReleasedSubmission(_Frozen):
 class ReleaseStatement(_Frozen):
     """What the operator signs."""
 
-    v: Literal[6, 7] = Field(
-        default=7,
+    v: Literal[6, 7, 8] = Field(
+        default=8,
         description="Format version: 2 adds the evaluation size, accounting and summary; 3 the "
         "red-team gate; 4 the adaptations, adapted cells and burned splits; 5 the published "
         "traces, artifacts and interface files; 6 closed-form cell statistics (CellMetrics v4: "
         "stratified t intervals, the critical test, Fieller retention, test families; no "
-        "bootstrap); 7 the ledger's pins on the trials.",
+        "bootstrap); 7 the ledger's pins on the trials; 8 retention's interval adjusted for "
+        "its gate (CellMetrics v5).",
     )
     cycle: str = Field(description="Cycle id.")
     created_at: str = Field(description="When the release was built (RFC 3339, UTC).")

@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from conditions import Condition
-from reports._cell import METHOD_TEXT, CellMetrics, method_text
+from reports._cell import METHOD_TEXT, CellMetrics, method_text, retention_method_text
 from reports._flags import (
     FLAG_MEANINGS,
     cell_flags,
@@ -335,7 +335,8 @@ def _detail_lines(cell: Cell, label: str) -> list[Text | Padding]:
         )
     r = m.retention
     retention = (
-        f"retention {_num(r.value)} {interval_text(r.ci.lo, r.ci.hi, False)} (Fieller) over "
+        f"retention {_num(r.value)} {interval_text(r.ci.lo, r.ci.hi, False)} "
+        f"({retention_method_text(m)}) over "
         f"source gain {r.source_gain:+.2f} "
         + interval_text(r.source_gain_ci.lo, r.source_gain_ci.hi)
         + (f", {r.shared_tasks} shared tasks" if r.shared_tasks else ", independent tasks")
@@ -438,7 +439,7 @@ def legend(release: ReleaseStatement) -> Text:
         + " or ".join(METHOD_TEXT[m] for m in methods)
         + " (family means weighted by tasks where a cell spans several families; standard "
         "error floored); crit = critical trials with/without, ! where significantly more "
-        "(exact paired test, BH); ret = retention, target gain / source gain (Fieller; u = "
+        "(exact paired test, BH); ret = retention, target gain / source gain (u = "
         "the source gain is not precise, =1 = the target's trials equal the source's, blank = "
         "the source gain's interval does not lie above 0); Δ = adapted − frozen gain; red gain "
         "= negative transfer (BH), green = interval above 0; families run their sealed split"

@@ -1,4 +1,4 @@
-"""Retention: a target cell's gain as a share of its source cell's, with a Fieller interval.
+"""Retention: a target cell's gain as a share of its source cell's, with a Fieller-type interval.
 
 The ratio T / S of two estimated gains has no finite variance when S may be near 0, so neither
 a delta-method nor a bootstrap-percentile interval of it can be trusted there. Fieller's
@@ -6,6 +6,11 @@ interval inverts the t-test of T - rho S = 0: it is the set of rho with
 (T - rho S)^2 <= t^2 (V_T - 2 rho C + rho^2 V_S), bounded only when S is significant. Retention
 is reported only when the source gain is also *precise*: its interval's lower bound at least
 half its value (S >= 2 t se_S); otherwise it is ``unstable``.
+
+That gate selects source gains that came out high, so since ``CellMetrics`` v5 the interval is
+adjusted for it (``reports._stats_selective``): it conditions on the gate having passed. Cells
+of v4 (release formats 6 and 7) carry the plain Fieller interval, recomputed as such when an
+older release is verified.
 """
 
 from __future__ import annotations
@@ -16,8 +21,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from reports._interval import TOLERANCE, Interval
+from reports._stats_selective import PROJECTION_SHARE, selective_fieller
 from reports._stats_strata import Estimate
-from reports._stats_student_t import student_t_quantile
+from reports._stats_student_t import student_t_cdf, student_t_quantile
 
 RetentionStatus = Literal[
     "reported", "identical_trials", "unstable", "no_source_gain", "no_source_cell"
@@ -34,8 +40,10 @@ class Retention(BaseModel):
 
     value: float = Field(description="Target gain / source gain.")
     ci: Interval = Field(
-        description="Fieller interval of the ratio at the cell's confidence, with t at the "
-        "smaller of the two cells' degrees of freedom."
+        description="Interval of the ratio at the cell's confidence, t at the smaller of the "
+        "two cells' degrees of freedom: in CellMetrics v5 Fieller's adjusted for the gate "
+        "(conditional on the source gain having passed it, reports._stats_selective), in v4 "
+        "plain Fieller."
     )
     source_gain: float = Field(description="Gain of the source cell.")
     source_gain_ci: Interval = Field(
@@ -83,11 +91,15 @@ def retention(
     shared_tasks: int,
     identical: bool,
     confidence: float,
+    *,
+    adjusted: bool = True,
 ) -> tuple[Retention | None, RetentionStatus, str | None]:
     """Retention of ``target`` against ``source`` (their gain estimates), or why not.
 
     ``identical`` says the target's per-task gains equal the source's on every task: the ratio
     is exactly 1 and an interval of it would be a point, so it is reported as such instead.
+    ``adjusted`` (CellMetrics v5) gives the interval adjusted for the gate; False the plain
+    Fieller interval of v4.
     """
     s, se = source.mean, source.se
     # The gate is the source cell's own interval (its own degrees of freedom), as published.
@@ -104,12 +116,29 @@ def retention(
         return None, "no_source_gain", f"{shown}, not above 0"
     if lo < s / 2.0 - TOLERANCE:
         return None, "unstable", f"{shown}: its lower bound is below half its value"
-    t = student_t_quantile(confidence, min(target.df, source.df))
-    if s * s <= t * t * se * se * (1.0 + TOLERANCE):
-        # Precise on its own degrees of freedom, but not at the target's fewer: unbounded.
-        why = f"{shown}; at the target's {target.df} degrees of freedom the ratio is unbounded"
-        return None, "unstable", why
-    ends = fieller(target.mean, s, target.se**2, se**2, covariance, t)
+    why = f"{shown}; at the target's {target.df} degrees of freedom the ratio is unbounded"
+    df = min(target.df, source.df)
+    if adjusted:
+        # The gate passed S >= 2 t(df_S) se_S; the projection's t is a share of that multiple.
+        gate = 2.0 * student_t_quantile(confidence, source.df)
+        t_beta = PROJECTION_SHARE * gate
+        if 2.0 * student_t_cdf(-t_beta, df) >= (1.0 - confidence) / 2.0:
+            # Precise at its own degrees of freedom, but not at the target's fewer.
+            return None, "unstable", why
+        ends = selective_fieller(
+            (target.mean, s),
+            (target.se**2, se**2),
+            covariance,
+            threshold=gate * se,
+            t_beta=t_beta,
+            df=df,
+            confidence=confidence,
+        )
+    else:
+        t = student_t_quantile(confidence, df)
+        if s * s <= t * t * se * se * (1.0 + TOLERANCE):
+            return None, "unstable", why
+        ends = fieller(target.mean, s, target.se**2, se**2, covariance, t)
     return (
         Retention(
             value=target.mean / s,

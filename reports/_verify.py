@@ -49,9 +49,13 @@ MAX_RELEASE_BYTES = MAX_FILE_BYTES
 MAX_TRIALS_BYTES = 1024 * 1024 * 1024
 """Largest trials file read."""
 FORMAT = ReleaseStatement.model_fields["v"].default
+"""The release format this vwt builds."""
 OLDEST_FORMAT = 6
-"""The oldest release format this vwt reads (6: closed-form cell statistics; 7 adds pins)."""
-"""The release format this vwt builds and reads."""
+"""The oldest release format this vwt reads (6: closed-form cell statistics; 7 adds pins; 8
+adjusts retention's interval for its gate)."""
+GATED_RETENTION_FORMAT = 8
+"""The first format whose cells (CellMetrics v5) carry retention adjusted for its gate; older
+ones' cells (v4) are recomputed with the plain Fieller interval they were built with."""
 
 
 class VerifiedRelease(BaseModel):
@@ -343,6 +347,7 @@ def _check_cells(
         fdr_q=r.fdr_q,
         adaptations=r.adaptations,
         noise_checks=noise_checks,
+        version=5 if r.v >= GATED_RETENTION_FORMAT else 4,
     )
     got = {(c.phase, c.condition_id, c.bundle_hash): c for c in r.cells}
     if len(got) != len(r.cells):

@@ -189,7 +189,7 @@
     }
     legend.append(el("br"), "bar: trials with artifacts —");
     for (const o of data.outcomes) legend.append(el("span", { class: "swatch o-" + o }), OUTCOME_TEXT[o]);
-    legend.append(" · crit = critical trials with/without · ret = retention (target gain / source gain, Fieller)" +
+    legend.append(" · crit = critical trials with/without · ret = retention (target gain / source gain)" +
       " · hover a flag for what it means; click a cell for its tasks and traces");
   })();
 
@@ -288,7 +288,7 @@
         cell.critical.baseline_only + " only without, of " + cell.critical.pairs + " (exact p = " +
         Number(cell.critical.p.toPrecision(2)) + (cell.critical_excess === null ? ")" :
           cell.critical_excess ? ", significant by BH)" : ", not significant)")],
-      ["retention", r ? r.value.toFixed(2) + " [" + r.ci.lo.toFixed(2) + ", " + r.ci.hi.toFixed(2) + "] (Fieller) of source gain " +
+      ["retention", r ? r.value.toFixed(2) + " [" + r.ci.lo.toFixed(2) + ", " + r.ci.hi.toFixed(2) + "] (" + cell.retention_method + ") of source gain " +
         signed(r.source_gain) : (cell.retention_reason || "—")],
       ["tasks", cell.n_tasks + " paired" + (cell.dropped ? ", " + cell.dropped + " dropped" : "") +
         (cell.invalid ? ", " + cell.invalid + " invalid trials" : "")],

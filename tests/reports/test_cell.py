@@ -21,6 +21,7 @@ from reports._cell import (
     pair_arms,
 )
 from reports._stats_arms import ArmOutcomes
+from reports._stats_selective import PROJECTION_SHARE
 from reports._stats_strata import FLOOR_WEIGHT
 from reports._stats_student_t import student_t_cdf, student_t_quantile
 from reports.errors import ReportError
@@ -221,29 +222,70 @@ def test_critical_failures_are_tested_on_trial_pairs() -> None:
     assert both.critical.p == 0.5
 
 
-def test_retention_is_a_fieller_interval_over_shared_tasks() -> None:
+def _fieller_ends(m: CellMetrics, s: CellMetrics, c: float, t: float) -> list[float]:
+    """(T - rho S)^2 - t^2 (V_T - 2 rho C + rho^2 V_S) at each end of m's retention interval."""
+    assert m.retention is not None
+    return [
+        (m.gain - rho * s.gain) ** 2
+        - t * t * (m.gain_se**2 - 2 * rho * c + rho * rho * s.gain_se**2)
+        for rho in (m.retention.ci.lo, m.retention.ci.hi)
+    ]
+
+
+def _gains(arms: tuple[ArmOutcomes, ArmOutcomes], k: int) -> list[float]:
+    return [
+        arms[0].tasks[t].successes / k - arms[1].tasks[t].successes / k
+        for t in sorted(arms[0].tasks)
+    ]
+
+
+def test_retention_far_past_its_gate_is_fiellers_interval_over_shared_tasks() -> None:
     rng = np.random.default_rng(3)
-    p = rng.uniform(0.1, 0.4, 30)
-    target = (_simulated(rng, p + 0.3, 4), _simulated(rng, p, 4))
-    source = (_simulated(rng, p + 0.5, 4), _simulated(rng, p, 4))
+    p = rng.uniform(0.1, 0.3, 30)
+    target = (_simulated(rng, p + 0.4, 4), _simulated(rng, p, 4))
+    source = (_simulated(rng, p + 0.65, 4), _simulated(rng, p, 4))
     m = cell_metrics(*target, source=source)
     s = cell_metrics(*source)
+    t = student_t_quantile(0.95, 29)
+    # Past the gate (2 t standard errors) by more than the projection's t and the interval's:
+    # within the projection nothing is truncated.
+    assert s.gain / s.gain_se - 2 * t > PROJECTION_SHARE * 2 * t + t
     r = m.retention
     assert r is not None and m.retention_status == "reported" and r.shared_tasks == 30
     assert r.value == pytest.approx(m.gain / s.gain)
     assert r.source_gain_ci == s.gain_ci
-    # The ends solve (T - rho S)^2 = t^2 (V_T - 2 rho C + rho^2 V_S) with C the covariance of
-    # the two means over the shared tasks.
-    tasks = sorted(target[0].tasks)
-    x = [target[0].tasks[k].successes / 4 - target[1].tasks[k].successes / 4 for k in tasks]
-    y = [source[0].tasks[k].successes / 4 - source[1].tasks[k].successes / 4 for k in tasks]
-    c = float(np.cov(x, y, ddof=1)[0, 1]) / 30
-    t = student_t_quantile(0.95, 29)
-    for rho in (r.ci.lo, r.ci.hi):
-        lhs = (m.gain - rho * s.gain) ** 2
-        rhs = t * t * (m.gain_se**2 - 2 * rho * c + rho * rho * s.gain_se**2)
-        assert lhs == pytest.approx(rhs, rel=1e-9)
+    # The ends solve (T - rho S)^2 = t^2 (V_T - 2 rho C + rho^2 V_S), C the covariance of the
+    # two means over the shared tasks: the gate truncates nothing this far up.
+    c = float(np.cov(_gains(target, 4), _gains(source, 4), ddof=1)[0, 1]) / 30
+    assert _fieller_ends(m, s, c, t) == pytest.approx([0.0, 0.0], abs=1e-12)
     assert r.ci.lo < r.value < r.ci.hi
+    # CellMetrics v4 (release formats 6 and 7) computed the same plain Fieller interval.
+    old = cells_metrics([pair_arms(*target), pair_arms(*source)], [1, None], version=4)[0]
+    assert (old.v, m.v) == (4, 5)
+    assert old.retention is not None
+    assert (old.retention.ci.lo, old.retention.ci.hi) == pytest.approx((r.ci.lo, r.ci.hi))
+
+
+def test_retention_just_past_its_gate_is_adjusted_for_it() -> None:
+    # A source gain that barely passed (lower bound >= half the gain) more likely came out
+    # high than not: the ratio may be far larger than T / S, and the interval says so.
+    rng = np.random.default_rng(8)
+    p = rng.uniform(0.25, 0.55, 24)
+    target = (_simulated(rng, p + 0.2, 3), _simulated(rng, p, 3))
+    for seed in range(200):
+        local = np.random.default_rng(seed)
+        source = (_simulated(local, p + 0.2, 3), _simulated(local, p, 3))
+        s = cell_metrics(*source)
+        if 0 < s.gain / s.gain_se - 2 * student_t_quantile(0.95, 23) < 0.3:
+            break
+    else:
+        pytest.fail("no source gain just past the gate")
+    cells = [pair_arms(*target), pair_arms(*source)]
+    new, old = (cells_metrics(cells, [1, None], version=v)[0] for v in (5, 4))
+    assert new.retention is not None and old.retention is not None
+    assert new.retention.value == old.retention.value
+    assert new.retention.ci.hi > 2 * old.retention.ci.hi
+    assert new.retention.ci.lo <= new.retention.value <= new.retention.ci.hi
 
 
 def test_retention_over_other_tasks_is_independent() -> None:
@@ -271,6 +313,14 @@ def test_retention_says_why_it_is_not_reported() -> None:
     m = cell_metrics(*target, source=weak)
     assert (m.retention, m.retention_status) == (None, "unstable")
     assert m.retention_reason is not None and "below half its value" in m.retention_reason
+    # A precise source gain, but a target of 3 other tasks (2 df): at its t the projection's
+    # level beta = P(|T_2| > t_beta) exceeds half of 5%, so no bounded interval is left.
+    strong = (_simulated(rng, p + 0.4, 3), _simulated(rng, p, 3))
+    few = (_simulated(rng, p[:3] + 0.3, 3, prefix="u"), _simulated(rng, p[:3], 3, prefix="u"))
+    m = cell_metrics(*few, source=strong)
+    assert m.retention_status == "unstable"
+    assert m.retention_reason is not None and "2 degrees of freedom" in m.retention_reason
+    assert cell_metrics(*target, source=strong).retention_status == "reported"
 
 
 def test_a_target_identical_to_its_source_is_not_a_point_interval() -> None:

@@ -285,7 +285,8 @@ def test_the_release_records_the_red_team_gate_and_is_refused_while_it_fails(
             build_release(cycle)
     assert not (cycle.paths.public / RELEASE_FILE).exists()
     r = read_release(build_release(cycle)).release
-    assert r.v == 7 and r.redteam.passed and r.redteam.tasks_per_split == 20
+    assert r.v == 8 and r.redteam.passed and r.redteam.tasks_per_split == 20
+    assert {c.metrics.v for c in r.cells} == {5}
     families = {f.family: f for f in r.redteam.families}
     roles = cycle.spec.family_roles
     assert set(families) == {*roles.development, *roles.held_out}

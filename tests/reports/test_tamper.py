@@ -221,16 +221,36 @@ def test_a_release_whose_trials_the_ledger_did_not_pin_fails_verify(
 
 
 def test_a_release_of_format_6_still_verifies(home: Path, tmp_path: Path) -> None:
-    """A release built before the pins (format 6, no `records`) verifies as it did."""
+    """A release built before the pins (format 6, no `records`) verifies as it did: its cells
+    are CellMetrics v4 (plain Fieller retention), recomputed as such."""
     cycle = Cycle.open(home)
     build_release(cycle)
     pub = Path(shutil.copytree(cycle.paths.public, tmp_path / "pub"))
     signed = json.loads((pub / "release.json").read_text())
-    old = {k: v for k, v in signed["release"].items() if k != "records"} | {"v": 6}
+    statement = ReleaseStatement.model_validate(signed["release"])
+    records = [
+        TrialRecord.model_validate_json(x) for x in (pub / "trials.jsonl").read_text().splitlines()
+    ]
+    cells = build_matrix(
+        records,
+        conditions={c.id: c.condition for c in statement.conditions},
+        source_id=statement.conditions[0].id,
+        fdr_q=statement.fdr_q,
+        adaptations=statement.adaptations,
+        noise_checks=published_noise_checks(
+            pub, statement.artifacts, [s.bundle_hash for s in statement.submissions]
+        ),
+        version=4,
+    )
+    old = {k: v for k, v in signed["release"].items() if k != "records"} | {
+        "v": 6,
+        "cells": [c.model_dump(mode="json") for c in cells],
+    }
     signed["release"] = old
     signed["signature"] = base64.b64encode(cycle.sign(rfc8785.dumps(old))).decode()
     (pub / "release.json").write_text(json.dumps(signed, indent=1))
     assert read_release(pub).release.v == 6
+    assert {c.metrics.v for c in read_release(pub).release.cells} == {4}
     v = verify_release(pub)
     assert v.ledger_pinned == () and v.trials == len(store_for(home).records())
     code, out = vwt("report", "verify", str(pub))

@@ -34,6 +34,7 @@ from reports import (
     render_release,
     verify_release,
 )
+from reports._cell import CellVersion
 from reports._matrix import build_matrix
 from reports._published import FileRef, published_noise_checks
 from reports._release import burned_names
@@ -554,8 +555,9 @@ def test_a_release_of_a_killed_run_fails_on_completeness(pub: Path, cycle: Cycle
     assert_fails(pub, r"arm frozen/c-.* plans \d trials, not tasks_per_split × k = 4")
 
 
-def _recomputed_cells(statement: Json, pub: Path) -> None:
-    """What a dishonest operator would sign: the matrix recomputed from whatever trials remain."""
+def _recomputed_cells(statement: Json, pub: Path, version: CellVersion = 5) -> None:
+    """What a dishonest operator would sign: the matrix recomputed from whatever trials remain
+    (as CellMetrics ``version``)."""
     lines = (pub / TRIALS_FILE).read_text().splitlines()
     records = [TrialRecord.model_validate_json(x) for x in lines]
     cells = build_matrix(
@@ -571,6 +573,7 @@ def _recomputed_cells(statement: Json, pub: Path) -> None:
             tuple(FileRef.model_validate(a) for a in statement["artifacts"]),
             [s["bundle_hash"] for s in statement["submissions"]],
         ),
+        version=version,
     )
     statement["cells"] = [c.model_dump(mode="json") for c in cells]
 
@@ -953,6 +956,31 @@ def test_a_tampered_interface_file_fails(pub: Path, cycle: Cycle) -> None:
     assert_fails_changing_nothing(
         pub, rf"interface file .*{path.name} is not the version file of the release's definition"
     )
+
+
+def test_a_release_of_format_7_verifies_with_the_cells_it_was_built_with(
+    pub: Path, cycle: Cycle
+) -> None:
+    # Format 7 carried CellMetrics v4 (plain Fieller retention): verify recomputes v4 cells.
+    def as_format_7(s: Json) -> None:
+        s["v"] = 7
+        _recomputed_cells(s, pub, version=4)
+
+    _edit(pub, as_format_7, sign=cycle.sign)
+    assert read_release(pub).release.v == 7
+    assert verify_release(pub).ledger_pinned == ("frozen", "adapted")
+
+
+@pytest.mark.parametrize(("fmt", "cells"), [(7, 5), (8, 4)], ids=["7-with-v5", "8-with-v4"])
+def test_cells_of_another_format_than_the_release_fail(
+    pub: Path, cycle: Cycle, fmt: int, cells: CellVersion
+) -> None:
+    def mixed(s: Json) -> None:
+        s["v"] = fmt
+        _recomputed_cells(s, pub, version=cells)
+
+    _edit(pub, mixed, sign=cycle.sign)
+    assert_fails_changing_nothing(pub, r"cell \w+/.* differs from the one recomputed .* 'v'")
 
 
 def test_a_release_of_format_5_is_refused_naming_the_statistics_that_changed(

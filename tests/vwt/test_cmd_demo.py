@@ -112,6 +112,9 @@ def test_every_verdict_the_matrix_prints_is_a_tested_claim(demo_home: Path) -> N
             assert m.gain_ci.hi < 0
         if m.variation != "varied":
             assert codes & {"identical", "no-variation"}
+        # retention, where reported, is bounded (adjusted for its gate) and holds its value
+        if (r := m.retention) is not None:
+            assert m.v == 5 and r.ci.lo <= r.value <= r.ci.hi < float("inf")
 
 
 def test_the_family_axis_is_varied_and_every_family_is_in_the_trials(demo_home: Path) -> None:
