@@ -20,7 +20,7 @@ from benchmark import (
     stable_int,
 )
 from benchmark._seeds import request_seed
-from benchmark.harness import AgentArtifacts, harness_version
+from benchmark.harness import AgentArtifacts, harness
 from runner import Mount, SandboxScripts, make_sandbox, skill_mount
 
 UNTRUSTED = "adaptations (they run submitters' code)"
@@ -53,7 +53,7 @@ async def _family_trials(
                     served,
                     backend,
                     model=gateway.routed(kit.model),
-                    harness=harness_version(kit.harness),
+                    harness=harness(kit.harness),
                     artifacts=artifacts,
                     seed=request_seed(stable_int("adapt", task.id), arm),
                     scripts=SandboxScripts(sandbox),
