@@ -169,9 +169,10 @@ _RAISED = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Group)\b.
 
 
 def _last_line(output: bytes) -> str:
-    """What a process's output says last: the last exception line of a traceback, else its
-    last line."""
-    lines = [line.strip() for line in output.decode("utf-8", "replace").splitlines()]
+    """What a process's output says last: the last exception line of a traceback (of an
+    exception group's too), else its last line."""
+    # lines of an exception group's traceback are drawn inside "|" and "+---" borders
+    lines = [line.strip(" \t|+-") for line in output.decode("utf-8", "replace").splitlines()]
     lines = [line for line in lines if line]
     raised = [line for line in lines if _RAISED.match(line)]
     return (raised or lines or [""])[-1][:500]
@@ -367,7 +368,10 @@ class FrameworkHarness(Harness):
                     await proc.wait()
                 _, err = await output
             if code != 0:
-                return _Ended(None, f"the framework {_exit_text(code)}: {_last_line(err)}")
+                said = _last_line(err)
+                return _Ended(
+                    None, f"the framework {_exit_text(code)}" + (f": {said}" * bool(said))
+                )
             return self._result(work / "result.json", err)
 
     @staticmethod

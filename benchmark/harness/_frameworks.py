@@ -14,23 +14,21 @@ OPENAI_AGENTS_0_2_11 = FrameworkHarness(
     "openai-agents",
     "0.2.11",
     "run_openai_agents.py",
-    "OpenAI Agents SDK: Runner.run, chat-completions model, MCP over streamable HTTP; a "
-    "tool result reaches the model as its MCP content block serialised whole",
+    "OpenAI Agents SDK; a tool result reaches the model as a whole MCP block",
     environment=_OPENAI_AGENTS,
 )
 OPENAI_AGENTS_0_8_4 = FrameworkHarness(
     "openai-agents",
     "0.8.4",
     "run_openai_agents.py",
-    "OpenAI Agents SDK: as 0.2.11, but a tool result reaches the model as its text parts",
+    "OpenAI Agents SDK; a tool result reaches the model as text parts",
     environment=_OPENAI_AGENTS,
 )
 PYDANTIC_AI_0_3_7 = FrameworkHarness(
     "pydantic-ai",
     "0.3.7",
     "run_pydantic_ai.py",
-    "PydanticAI: Agent(mcp_servers=…) run inside run_mcp_servers(); a tool error is a retry "
-    "prompt, and a tool failing past its retries ends the run",
+    "PydanticAI, MCP servers as mcp_servers=; tool errors as retry prompts",
     distribution="pydantic-ai-slim",
     environment=_PYDANTIC_AI,
 )
@@ -38,8 +36,7 @@ PYDANTIC_AI_1_0_18 = FrameworkHarness(
     "pydantic-ai",
     "1.0.18",
     "run_pydantic_ai.py",
-    "PydanticAI 1.0: MCP servers are toolsets (Agent(toolsets=…)), the chat model is "
-    "OpenAIChatModel; structured tool results reach the model as JSON",
+    "PydanticAI 1.0, MCP servers as toolsets=; tool errors as retry prompts",
     distribution="pydantic-ai-slim",
     environment=_PYDANTIC_AI,
 )

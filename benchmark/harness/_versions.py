@@ -59,7 +59,7 @@ VERSIONS: dict[str, HarnessVersion] = {
             tool_exposure="all",
             artifacts_in="system",
             preamble=PREAMBLE,
-            summary="every served tool; artifacts in the system prompt; 12 turns, 2 retries",
+            summary="every served tool; artifacts in the system prompt; 12 turns",
         ),
         HarnessVersion(
             id="harness-v2",
@@ -69,7 +69,7 @@ VERSIONS: dict[str, HarnessVersion] = {
             tool_exposure="all",
             artifacts_in="system",
             preamble=PREAMBLE,
-            summary="an index of skills in the system prompt, each loaded by load_skill; 10 turns",
+            summary="skills loaded on demand (load_skill); 10 turns",
         ),
         HarnessVersion(
             id="harness-v3",
@@ -79,8 +79,7 @@ VERSIONS: dict[str, HarnessVersion] = {
             tool_exposure="relevant",
             artifacts_in="user",
             preamble=PREAMBLE,
-            summary="only the tools relevant to the task; artifacts in the user turn; 8 turns, "
-            "1 retry",
+            summary="only the task's relevant tools; artifacts in the user turn; 8 turns",
         ),
     )
 }
