@@ -259,7 +259,7 @@ async def _run_in(
             emit(row)
         return row
 
-    async with sandbox, backend.serve(sandbox):
+    async with sandbox, backend.serve(sandbox), chosen.session():
         return await asyncio.gather(*(one(s) for s in batch.trials))
 
 

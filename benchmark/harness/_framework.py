@@ -32,6 +32,7 @@ from benchmark.errors import BenchmarkError
 from benchmark.harness._harness import Harness, HarnessInfo, HarnessTrial
 from benchmark.harness._loop import AgentContext
 from benchmark.harness._loopback import Loopback, ToolExchange
+from benchmark.harness._process_server import ProcessServer, ServerGone
 from benchmark.harness._run import STOP_REPORT, AgentRun
 from benchmark.harness._skill_tools import SKILL_TOOLS
 from benchmark.harness._versions import PREAMBLE, HarnessVersion
@@ -168,6 +169,16 @@ async def _kept(stream: asyncio.StreamReader | None) -> bytes:
 _RAISED = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Group)\b.*?:")
 
 
+def _tail(path: Path) -> bytes:
+    """The last ``KEPT_OUTPUT`` bytes of the file at ``path`` (none if there is no file)."""
+    try:
+        with path.open("rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - KEPT_OUTPUT))
+            return f.read()
+    except FileNotFoundError:
+        return b""
+
+
 def _last_line(output: bytes) -> str:
     """What a process's output says last: the last exception line of a traceback (of an
     exception group's too), else its last line."""
@@ -230,6 +241,7 @@ class FrameworkHarness(Harness):
         self.driver = DRIVERS / driver
         self.distribution = distribution or framework
         self.environment = dict(environment or {})
+        self._servers: dict[asyncio.AbstractEventLoop, ProcessServer] = {}
 
     def home(self) -> Path:
         """This framework's environment."""
@@ -320,6 +332,33 @@ class FrameworkHarness(Harness):
             run.safe_stop = run.final
         return run
 
+    def _environ(self, home: str) -> dict[str, str]:
+        """The whole environment of a framework process: nothing of vwt's (no key, no
+        proxy), its home and temporary files in ``home``, the framework's own switches."""
+        return {
+            "PATH": os.defpath,
+            "HOME": home,
+            "TMPDIR": home,
+            "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            **self.environment,
+        }
+
+    @contextlib.asynccontextmanager
+    async def session(self) -> AsyncIterator[None]:
+        """For a batch: one process server (:mod:`benchmark.harness._process_server`) that
+        imports the framework once and forks a process per trial."""
+        loop = asyncio.get_running_loop()
+        with tempfile.TemporaryDirectory(prefix="vwt-framework-server-") as home:
+            server = ProcessServer(self.python(), self.driver, self._environ(home), home)
+            self._servers[loop] = server
+            try:
+                await server.start()
+                yield
+            finally:
+                del self._servers[loop]
+                await server.close()
+
     async def _drive(self, loopback: Loopback, system: str, user: str, model: str) -> _Ended:
         limit = framework_timeout()
         with tempfile.TemporaryDirectory(prefix="vwt-framework-") as tmp:
@@ -336,43 +375,52 @@ class FrameworkHarness(Harness):
                 result=str(work / "result.json"),
             )
             (work / "trial.json").write_text(given.model_dump_json(), encoding="utf-8")
-            environ = {
-                "PATH": os.defpath,
-                "HOME": tmp,
-                "TMPDIR": tmp,
-                "LANG": "C.UTF-8",
-                "PYTHONDONTWRITEBYTECODE": "1",
-                **self.environment,
-            }
-            proc = await asyncio.create_subprocess_exec(
-                str(self.python()),
-                "-s",
-                str(self.driver),
-                str(work / "trial.json"),
-                cwd=tmp,
-                env=environ,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,  # its whole process group is killed at the limit
-            )
-            output = asyncio.gather(_kept(proc.stdout), _kept(proc.stderr))
-            try:
-                code = await asyncio.wait_for(proc.wait(), limit)
-            except TimeoutError:
+            server = self._servers.get(asyncio.get_running_loop())
+            if server is not None:
+                try:
+                    code = await server.run(work / "trial.json", limit)
+                except ServerGone as e:
+                    return _Ended(None, str(e))
+                err = _tail(work / "stderr")
+            else:
+                code, err = await self._process(work, limit)
+            if code is None:
                 return _Ended(None, f"no result within {limit:g} s (the framework was killed)")
-            finally:
-                if proc.returncode is None:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(proc.pid, signal.SIGKILL)
-                    await proc.wait()
-                _, err = await output
             if code != 0:
                 said = _last_line(err)
                 return _Ended(
                     None, f"the framework {_exit_text(code)}" + (f": {said}" * bool(said))
                 )
             return self._result(work / "result.json", err)
+
+    async def _process(self, work: Path, limit: float) -> tuple[int | None, bytes]:
+        """Run the trial in ``work`` in a process of its own, outside a session: (its exit
+        status, or None when it was killed at ``limit``; the end of its stderr)."""
+        proc = await asyncio.create_subprocess_exec(
+            str(self.python()),
+            "-s",
+            str(self.driver),
+            str(work / "trial.json"),
+            cwd=work,
+            env=self._environ(str(work)),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,  # its whole process group is killed at the limit
+        )
+        output = asyncio.gather(_kept(proc.stdout), _kept(proc.stderr))
+        code: int | None = None
+        try:
+            code = await asyncio.wait_for(proc.wait(), limit)
+        except TimeoutError:
+            pass
+        finally:
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                await proc.wait()
+            _, err = await output
+        return code, err
 
     @staticmethod
     def _result(path: Path, err: bytes) -> _Ended:

@@ -9,6 +9,7 @@ and classifies the :class:`~benchmark.harness.AgentRun` it returned.
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -113,6 +114,12 @@ class Harness(ABC):
     @abstractmethod
     def info(self) -> HarnessInfo:
         """What it is, its version, and whether it can run here."""
+
+    def session(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """What the harness keeps for a batch of trials, entered around them in one event loop
+        (a framework's warm process server, say); by default nothing. Trials run outside a
+        session must work too."""
+        return contextlib.nullcontext()
 
     def unavailable(self) -> str | None:
         """Why it cannot run on this machine (say, its framework is not installed), or None."""

@@ -3,7 +3,8 @@ its own over the loopback endpoints (chat completions with httpx, tools with the
 client), run by vwt's own Python. What it does wrong is set by the environment its harness
 gives it: FAKE_CRASH_ON / FAKE_HANG_ON (a word of the request), FAKE_EXIT (a status),
 FAKE_NOISE (megabytes written to stdout and stderr), FAKE_PHONE_HOME (connect to a public
-address), FAKE_PIDFILE (where to write its pid and its child's)."""
+address), FAKE_PIDFILE (where to write its pid and its child's), FAKE_KILL_PARENT_ON (a word of
+the request: kill the process server, then hang)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,11 @@ def _misbehave(trial: dict[str, Any]) -> None:
         child = subprocess.Popen(["sleep", "1000"])
         if pidfile:
             Path(pidfile).write_text(f"{os.getpid()} {child.pid}")
+        time.sleep(1000)
+    if env.get("FAKE_KILL_PARENT_ON") and env["FAKE_KILL_PARENT_ON"] in trial["input"]:
+        if pidfile:
+            Path(pidfile).write_text(str(os.getpid()))
+        os.kill(os.getppid(), 9)  # the process server it was forked from
         time.sleep(1000)
     if env.get("FAKE_PHONE_HOME"):
         try:

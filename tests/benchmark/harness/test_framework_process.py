@@ -6,6 +6,7 @@ hangs or floods its output ends only its own trial, ``invalid`` with the cause."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import zlib
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from benchmark import CallDocument, default_cycle_spec_path
+from benchmark import CallDocument, default_cycle_spec_path, load_litellm
 from benchmark.harness import HARNESSES, TIMEOUT_ENV
 from conditions import CycleSpec, TaskFamilyAxis
 from runner import Batch, TrialRecord, TrialStore, execute, plan_phase
@@ -45,8 +46,15 @@ def _batches(harness: str, tasks: int = 2, with_recipe: bool = False) -> list[Ba
     )
 
 
-def _records(harness: FakeFramework, monkeypatch: pytest.MonkeyPatch) -> list[TrialRecord]:
+def _records(
+    harness: FakeFramework, monkeypatch: pytest.MonkeyPatch, server: bool = True
+) -> list[TrialRecord]:
+    """The records of a batch of 2 trials under ``harness``: as a batch runs them (one process
+    server forking a process per trial), or (``server`` False) a fresh process per trial."""
+    load_litellm()  # as a worker does before its first batch: not on a trial's clock
     monkeypatch.setitem(HARNESSES, harness.id, harness)
+    if not server:
+        monkeypatch.setattr(FakeFramework, "session", lambda self: contextlib.nullcontext())
     (batch,) = _batches(harness.id)
     rows = asyncio.run(run_batch_async(batch, "local", concurrency=2))
     return [TrialRecord.model_validate_json(r.record) for r in rows]
@@ -89,10 +97,12 @@ def test_a_framework_process_works_through_the_gateway_and_mcp(
     assert "success" in outcomes  # the recipe's model does the work through the stand-in
 
 
+@pytest.mark.parametrize("server", [True, False], ids=["server", "per-trial"])
 def test_a_crash_ends_only_its_trial_invalid_with_the_cause(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, server: bool
 ) -> None:
-    records = _records(FakeFramework("crash", {"FAKE_CRASH_ON": "TCK-10000"}), monkeypatch)
+    fake = FakeFramework("crash", {"FAKE_CRASH_ON": "TCK-10000"})
+    records = _records(fake, monkeypatch, server)
     crashed, other = records
     assert crashed.outcome == "invalid" and crashed.turns == 1
     assert crashed.invalid == (
@@ -117,18 +127,30 @@ def _running(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.parametrize("server", [True, False], ids=["server", "per-trial"])
 def test_a_hang_is_killed_at_the_limit_with_its_children(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: bool
 ) -> None:
     pidfile = tmp_path / "pids"
-    monkeypatch.setenv(TIMEOUT_ENV, "20")
+    monkeypatch.setenv(TIMEOUT_ENV, "45")
     env = {"FAKE_HANG_ON": "TCK-10000", "FAKE_PIDFILE": str(pidfile)}
-    hung, other = _records(FakeFramework("hang", env), monkeypatch)
+    hung, other = _records(FakeFramework("hang", env), monkeypatch, server)
     assert hung.outcome == "invalid"
-    assert hung.invalid == "harness fake@hang: no result within 20 s (the framework was killed)"
+    assert hung.invalid == "harness fake@hang: no result within 45 s (the framework was killed)"
     assert other.outcome != "invalid", other.invalid
     pids = list(map(int, pidfile.read_text().split()))  # the driver and the child it started
     assert len(pids) == 2 and not any(map(_running, pids))
+
+
+def test_a_lost_process_server_ends_the_trials_in_flight_invalid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pidfile = tmp_path / "pid"
+    env = {"FAKE_KILL_PARENT_ON": "TCK-10000", "FAKE_PIDFILE": str(pidfile)}
+    for record in _records(FakeFramework("killer", env), monkeypatch):  # in flight, or after
+        assert record.outcome == "invalid"
+        assert record.invalid == "harness fake@killer: its process server exited with status -9"
+    assert not _running(int(pidfile.read_text()))  # its trial's process did not outlive it
 
 
 def test_a_flood_of_output_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
