@@ -14,29 +14,17 @@ from dataclasses import dataclass
 import pytest
 
 from benchmark import CallDocument, ReplayCall, default_cycle_spec_path, expand
-from benchmark.harness import AgentArtifacts, frameworks_home, harness
+from benchmark.harness import AgentArtifacts
 from conditions import Condition, CycleSpec, TaskFamilyAxis
 from drift import InterfaceVersion
 from runner import Batch, TrialRecord, plan_phase, replay_trials
 from runner._worker import Row, run_batch_async, unpack_call_blobs
 from submissions import reference_bundles
+from tests._frameworks import FRAMEWORK_HARNESSES, require_framework
 
 SPEC = CycleSpec.load(default_cycle_spec_path())
-FRAMEWORKS = ("openai-agents@0.2.11", "openai-agents@0.8.4", "pydantic-ai@0.3.7")
-FRAMEWORKS += ("pydantic-ai@1.0.18",)
+FRAMEWORKS = FRAMEWORK_HARNESSES
 RECIPE = next(b for b in reference_bundles() if b.manifest.name == "prompt-recipe")
-
-
-def require(harness_id: str) -> None:
-    """Skip when the framework's install failed (quoting why); fail when it was not tried."""
-    why = harness(harness_id).unavailable()
-    if why is None:
-        return
-    failed = frameworks_home() / f"{harness_id}.failed"
-    if failed.is_file():
-        lines = [line for line in failed.read_text().splitlines() if line.strip()]
-        pytest.skip(f"{harness_id} could not be installed: {lines[-1] if lines else why}")
-    pytest.fail(f"{harness_id}: {why}; run `bash scripts/frameworks-setup.sh` (make test does)")
 
 
 def _batch(harness_id: str) -> Batch:
@@ -87,7 +75,7 @@ class _Rows:
 @pytest.mark.slow
 @pytest.mark.parametrize("harness_id", FRAMEWORKS)
 def test_a_framework_runs_verified_trials_that_replay(harness_id: str) -> None:
-    require(harness_id)
+    require_framework(harness_id)
     batch = _batch(harness_id)
     rows = asyncio.run(run_batch_async(batch, "local", concurrency=2))
     records = [TrialRecord.model_validate_json(r.record) for r in rows]
