@@ -172,6 +172,7 @@ def test_the_adapted_phase_runs_what_adapting_changed_and_rebinds_the_typed_skil
     assert skill.metrics.with_arm.safe_stop < skill.metrics.with_arm.trials
 
 
+@pytest.mark.timeout(2400)  # 14 targets, 4 of them under framework harnesses, on Docker
 def test_the_full_demo_adds_code_maintenance_run_in_the_sandbox(
     tmp_path: Path, ray_runtime: None
 ) -> None:
