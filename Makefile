@@ -14,7 +14,7 @@ unexport PYTHONDONTWRITEBYTECODE
 PYTEST_WORKERS ?= 4
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadscope
 
-.PHONY: demo test lint typecheck pytest sandbox browser bench clean
+.PHONY: demo test lint typecheck pytest sandbox browser frameworks bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,11 @@ sandbox: $(VENV)/.installed
 browser:
 	bash scripts/browser-setup.sh
 
+# The agent frameworks run as harnesses, each pinned release in an environment of its own
+# (.frameworks/, or $VWT_FRAMEWORKS): docs/harnesses.md.
+frameworks:
+	bash scripts/frameworks-setup.sh
+
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -54,6 +59,7 @@ test: $(VENV)/.installed-dev
 	-VWT_PIP_PYTHON=$(BIN)/python bash scripts/sandbox-setup.sh
 	-bash scripts/browser-setup.sh
 	-bash scripts/mcp-servers-setup.sh
+	-bash scripts/frameworks-setup.sh
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -67,4 +73,4 @@ bench: $(VENV)/.installed-bench
 	@for f in bench/[!_]*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) .vwt .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .vwt .frameworks .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -20,7 +20,7 @@ from benchmark import (
     stable_int,
 )
 from benchmark._seeds import request_seed
-from benchmark.harness import AgentArtifacts, harness_version
+from benchmark.harness import AgentArtifacts, harness
 from runner import Mount, SandboxScripts, make_sandbox, skill_mount
 
 UNTRUSTED = "adaptations (they run submitters' code)"
@@ -37,13 +37,14 @@ async def _family_trials(
     fam = family(tasks[0].family)
     served = kit.served(fam.env_id)
     backend = McpBackend.of(fam)
+    chosen = harness(kit.harness)
     out: list[tuple[Task, TrialResult]] = []
     with skill_mount(artifacts.skills) as skills:  # the skills' scripts run in the sandbox
         mounts = [Mount(*m) for m in backend.mounts()]
         box = make_sandbox(
             kit.sandbox, mounts=[*mounts, *([skills] if skills else [])], untrusted=UNTRUSTED
         )
-        async with box as sandbox, backend.serve(sandbox):
+        async with box as sandbox, backend.serve(sandbox), chosen.session():
             for task in tasks:
                 if gateway.closed:
                     break
@@ -53,7 +54,7 @@ async def _family_trials(
                     served,
                     backend,
                     model=gateway.routed(kit.model),
-                    harness=harness_version(kit.harness),
+                    harness=chosen,
                     artifacts=artifacts,
                     seed=request_seed(stable_int("adapt", task.id), arm),
                     scripts=SandboxScripts(sandbox),

@@ -5,14 +5,15 @@ from __future__ import annotations
 from benchmark._model_check import check_model
 from benchmark._registry import family, family_for_env, interface_version, serve
 from benchmark.errors import BenchmarkError
-from benchmark.harness import harness_version
+from benchmark.harness import usable_harness
 from benchmark.sim import PROVIDER, sim_model
 from conditions import CycleSpec
 
 
 def check_cycle_spec(spec: CycleSpec) -> None:
     """Raise BenchmarkError unless every family, environment, interface version, harness and
-    model the spec names exists, and every interface applies to its environment's tools.
+    model the spec names exists, every interface applies to its environment's tools, and every
+    harness can run here (a framework harness's environment is installed).
 
     Every model string goes through :func:`check_model`: a known provider and, for real
     providers, their credentials (or the key variable of the model's endpoint) set in the
@@ -42,7 +43,7 @@ def check_cycle_spec(spec: CycleSpec) -> None:
         for vid in versions:
             serve(env, interface_version(env, vid, spec.interfaces))
     for harness in cat.harnesses:
-        harness_version(harness)
+        usable_harness(harness)
     for m in cat.models:
         check_model(m.model, spec.endpoints.get(m.model))
         if m.model.startswith(PROVIDER + "/"):

@@ -74,8 +74,10 @@ class TrialEnvironment:
         self.backend = backend
         self.critical: list[CriticalFlag] = []
         self.calls = 0
+        self.listed: list[types.Tool] = []
+        """The served tools as ``tools/list`` gave them."""
         self.tools: list[dict[str, Any]] = []
-        """The served tools as ``tools/list`` gave them, in litellm/OpenAI ``tools`` form."""
+        """The same in litellm/OpenAI ``tools`` form."""
         self._trial: str | None = None
         self._session: ClientSession | None = None
         self._stack = contextlib.AsyncExitStack()
@@ -94,6 +96,7 @@ class TrialEnvironment:
         proxy = DriftProxy(self.served, upstream, self._observe, name=f"vwt-{self.family.env_id}")
         self._session = await self._stack.enter_async_context(proxy.connect())
         listed = await self.backend.guard(self._session.list_tools(), "tools/list")
+        self.listed = list(listed.tools)
         self.tools = [openai_tool(t) for t in listed.tools]
 
     async def call(self, call: ToolCall) -> ToolResult:

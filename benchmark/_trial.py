@@ -11,7 +11,7 @@ from benchmark._environment import TrialEnvironment
 from benchmark._mcp_backend import BackendUnavailable, McpBackend
 from benchmark._oracle import CriticalFlag
 from benchmark._task import Family, Task, VerifierResult
-from benchmark.harness import AgentArtifacts, AgentRun, HarnessVersion, ScriptRunner, run_agent
+from benchmark.harness import AgentArtifacts, AgentRun, Harness, HarnessTrial, ScriptRunner
 from conditions import ModelEndpoint
 from drift import ServedInterface
 
@@ -58,24 +58,26 @@ async def run_trial(
     backend: McpBackend,
     *,
     model: str,
-    harness: HarnessVersion,
+    harness: Harness,
     artifacts: AgentArtifacts,
     seed: int,
     endpoint: ModelEndpoint | None = None,
     scripts: ScriptRunner | None = None,
 ) -> TrialResult:
-    """Run, verify and classify one trial, its tools served over MCP by ``backend``. ``seed``
+    """Run, verify and classify one trial under ``harness``, its tools served over MCP by
+    ``backend``. ``seed``
     is sent with every model request (the runner sends the arm's request seed, see
     ``benchmark._seeds``); ``endpoint``, where the spec gives one, is where the model's requests
     go; ``scripts`` runs skill scripts (in the batch's sandbox). A lost MCP server, an MCP
-    protocol error, and any other error raised make it 'invalid' (the reason names the cause);
-    the batch goes on."""
+    protocol error, and any other error raised (by the harness too) make it 'invalid' (the
+    reason names the cause); the batch goes on."""
     env = TrialEnvironment(family, task, served, backend)
     run = AgentRun()
     verdict: VerifierResult | None = None
     try:
         async with env:
-            run = await run_agent(model, harness, env, artifacts, seed, endpoint, scripts)
+            trial = HarnessTrial(env, artifacts, model, seed, endpoint, scripts)
+            run = await harness.run(trial)
             verdict = await env.verify()
     except Exception as e:  # whatever went wrong ends this trial, not its batch
         if verdict is None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark import check_model, family
+from benchmark.harness import usable_harness
 from benchmark.sim import PROVIDER as SIM_PROVIDER
 from benchmark.sim import sim_model
 from conditions import Condition, CycleSpec, ModelEndpoint
@@ -65,12 +66,18 @@ def _model_labels(model: str, endpoint: ModelEndpoint | None) -> tuple[str, str]
 
 
 def dev_condition(
-    source: Condition, model: str | None = None, endpoint: ModelEndpoint | None = None
+    source: Condition,
+    model: str | None = None,
+    endpoint: ModelEndpoint | None = None,
+    harness: str | None = None,
 ) -> Condition:
     """``source`` on its family's public dev split, with ``model`` (a litellm string) if given
-    (checked with its ``endpoint``, when the spec gives it one)."""
+    (checked with its ``endpoint``, when the spec gives it one), under ``harness`` if given
+    (any installed harness that can run here)."""
     data = source.model_dump()
     data["task_family"]["split"] = DEV_SPLIT
+    if harness is not None:
+        data["harness"] = usable_harness(harness).id
     if model is not None:
         provider, version = _model_labels(model, endpoint)
         data["model"] = {"model": model, "version": version}
@@ -115,6 +122,7 @@ def run_dev(
     home: Path,
     *,
     model: str | None = None,
+    harness: str | None = None,
     tasks_per_split: int | None = None,
     k: int | None = None,
     sandbox: str = "auto",
@@ -122,7 +130,8 @@ def run_dev(
     progress: Progress | None = None,
     cache: bool = False,
 ) -> DevRun:
-    """Run ``bundle`` and the baseline on the dev split of ``spec``'s source condition.
+    """Run ``bundle`` and the baseline on the dev split of ``spec``'s source condition (with
+    ``model`` and under ``harness`` instead of the source's, when given).
 
     Trials with a valid record are not repeated, so a second run, or a run of an edited
     bundle, only runs what is missing or invalid (the baseline is shared); invalid trials are
@@ -131,7 +140,7 @@ def run_dev(
     accounting, and ``execution.first_invalid`` says why. With ``cache``, requests whose
     replies the dev store holds are answered from it.
     """
-    condition = dev_condition(spec.source, model, spec.endpoints.get(model or ""))
+    condition = dev_condition(spec.source, model, spec.endpoints.get(model or ""), harness)
     for fam in map(family, condition.task_family.families):
         if DEV_SPLIT not in fam.splits:
             raise RunnerError(

@@ -33,7 +33,7 @@ from benchmark import (
     wire_format,
 )
 from benchmark._seeds import request_seed
-from benchmark.harness import AgentArtifacts, harness_version
+from benchmark.harness import AgentArtifacts, usable_harness
 from drift import ServedInterface
 from runner._records import Batch, TrialRecord, TrialSpec
 from runner._sandbox import make_sandbox
@@ -206,7 +206,7 @@ async def _run_in(
     """Every trial of ``batch`` in ``sandbox`` (not yet started), its tools served by
     ``backend``."""
     c = batch.condition
-    harness = harness_version(c.harness)
+    chosen = usable_harness(c.harness)
     scripts = SandboxScripts(sandbox)
     limit = asyncio.Semaphore(concurrency)
     node = _ray_node()
@@ -242,7 +242,7 @@ async def _run_in(
                     served,
                     backend,
                     model=c.model.model,
-                    harness=harness,
+                    harness=chosen,
                     artifacts=artifacts,
                     seed=request_seed(spec.seed, arm),
                     endpoint=batch.endpoint,
@@ -259,7 +259,7 @@ async def _run_in(
             emit(row)
         return row
 
-    async with sandbox, backend.serve(sandbox):
+    async with sandbox, backend.serve(sandbox), chosen.session():
         return await asyncio.gather(*(one(s) for s in batch.trials))
 
 

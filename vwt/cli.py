@@ -57,6 +57,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "The task families: list them, or run the verifier red-team gate (the reference "
         "solution passes, planted wrong answers fail).",
     ),
+    "harnesses": (
+        "vwt.cmd_harnesses",
+        "app",
+        "The harnesses a condition's harness axis can name: vwt's own agent loops and real "
+        "agent frameworks at pinned releases. List them with their versions and origin.",
+    ),
     "submissions": (
         "vwt.cmd_submissions",
         "app",

@@ -309,6 +309,14 @@ def dev(
             "openai/gpt-4o-mini or sim/acme-3 (real providers need their API key set).",
         ),
     ] = None,
+    harness: Annotated[
+        str | None,
+        typer.Option(
+            "--harness",
+            help="Run under this harness instead of the source's: any installed one, e.g. "
+            "harness-v3 or openai-agents@0.8.4 (`vwt harnesses list`).",
+        ),
+    ] = None,
     tasks: Tasks = None,
     k: Trials = None,
     home: Annotated[
@@ -341,6 +349,10 @@ def dev(
     spec = CycleSpec.load(spec_path if spec_path is not None else default_cycle_spec_path())
     if model is not None:  # a mistyped model is answered before the runner is even imported
         check_model(model, spec.endpoints.get(model))
+    if harness is not None:
+        from benchmark.harness import usable_harness
+
+        usable_harness(harness)
 
     from reports import ReportError, build_matrix
     from runner import invalid_trials_error, run_dev
@@ -353,6 +365,7 @@ def dev(
             spec,
             home,
             model=model,
+            harness=harness,
             tasks_per_split=tasks,
             k=k,
             sandbox=sandbox,

@@ -1,62 +1,32 @@
-"""The agent loop: model calls through litellm, tool calls through the trial's environment."""
+"""vwt's own agent loop (harness-v1..v3): model calls through the gateway, tool calls through
+the trial's environment; and the context every harness of vwt gives a model (artifacts as
+written into it, the skill tools, the typed-skill runtime's checks)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from benchmark._environment import ToolResult, TrialEnvironment
-from benchmark._models import ModelCallFailed, ModelPolicy, Usage, complete
+from benchmark._models import ModelCallFailed, ModelPolicy, complete
 from benchmark.harness._artifacts import AgentArtifacts, render_index, render_recipe
+from benchmark.harness._harness import Harness, HarnessInfo, HarnessTrial
 from benchmark.harness._relevance import relevant_tools
+from benchmark.harness._run import STOP_REPORT, AgentRun
 from benchmark.harness._runtime import check_interface
 from benchmark.harness._skill_ir import TypedSkill
 from benchmark.harness._skill_tools import SKILL_TOOLS, ScriptRunner, SkillTools
 from benchmark.harness._trajectory import render_episode, retrieve
-from benchmark.harness._versions import HarnessVersion
+from benchmark.harness._versions import VERSIONS, HarnessVersion
 from conditions import ModelEndpoint
 from drift import ToolCall
 
-STOP_REPORT = "INTERFACE CHANGE:"
-"""How the preamble asks a model to begin a reply that stops on a detected interface change."""
 
+class AgentContext:
+    """What a harness configured by ``harness`` gives the model of one trial: the artifacts as
+    written into its context, the tools it is offered (the served ones and the skill tools),
+    the typed-skill runtime's checks, and the run being recorded."""
 
-class AgentRun(BaseModel):
-    """How one agent run went, before verification."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    final: str = Field(default="", description="The agent's final message.")
-    turns: int = Field(default=0, description="Model calls made.")
-    tool_calls: int = Field(default=0, description="Tool calls made.")
-    tool_errors: int = Field(default=0, description="Tool calls that returned an error.")
-    hit_turn_limit: bool = Field(default=False, description="Cut off at max_turns.")
-    safe_stop: str | None = Field(default=None, description="Why the run stopped safely.")
-    invalid: str | None = Field(default=None, description="Infrastructure failure, if any.")
-    notes: list[str] = Field(default_factory=list, description="What the skill runtime did.")
-    usage: Usage = Field(default_factory=Usage, description="Model usage.")
-    messages: list[dict[str, Any]] = Field(
-        default_factory=list, description="The messages, as the model saw them."
-    )
-    mcp: dict[str, dict[str, Any]] = Field(
-        default_factory=dict,
-        description="The MCP exchange ({'request', 'result'}) behind each tool message that "
-        "went over MCP, by tool call id.",
-    )
-
-    def trace(self) -> list[dict[str, Any]]:
-        """The messages, each tool message that went over MCP with its exchange under
-        ``mcp``: what a trial's stored trace holds."""
-        out = []
-        for m in self.messages:
-            exchange = self.mcp.get(m.get("tool_call_id", "")) if m.get("role") == "tool" else None
-            out.append({**m, "mcp": exchange} if exchange is not None else m)
-        return out
-
-
-class _Agent:
     def __init__(
         self,
         model: str,
@@ -67,6 +37,7 @@ class _Agent:
         endpoint: ModelEndpoint | None,
         scripts: ScriptRunner | None,
     ) -> None:
+        """The context of one trial (see the class)."""
         self.model, self.harness, self.env, self.seed = model, harness, env, seed
         self.endpoint = endpoint
         family = env.family.id
@@ -123,6 +94,10 @@ class _Agent:
         if check.note:
             self.run.notes.append(check.note)
         return check.skill
+
+
+class _Agent(AgentContext):
+    """The loop itself."""
 
     async def tool(self, tc: dict[str, Any], offered: set[str]) -> ToolResult:
         fn = tc["function"]
@@ -196,3 +171,41 @@ async def run_agent(
     its model calls go to ``endpoint`` when one is given, and skill scripts to ``scripts``
     (without a runner, scripts are not offered)."""
     return await _Agent(model, harness, env, artifacts, seed, endpoint, scripts).go()
+
+
+class LoopHarness(Harness):
+    """vwt's own agent loop at one version: a harness plugin like any other."""
+
+    def __init__(self, version: HarnessVersion) -> None:
+        """The loop configured by ``version``."""
+        self.version = version
+        self.id = version.id
+
+    def info(self) -> HarnessInfo:
+        """A loop runs wherever vwt does."""
+        return HarnessInfo(
+            id=self.id,
+            kind="loop",
+            version=self.id.rpartition("-")[2],
+            summary=self.version.summary,
+        )
+
+    async def run(self, trial: HarnessTrial) -> AgentRun:
+        """The loop on ``trial`` (see :func:`run_agent`)."""
+        return await run_agent(
+            trial.model,
+            self.version,
+            trial.env,
+            trial.artifacts,
+            trial.seed,
+            trial.endpoint,
+            trial.scripts,
+        )
+
+
+HARNESS_V1 = LoopHarness(VERSIONS["harness-v1"])
+"""harness-v1, as its ``vwt.harnesses`` entry point names it."""
+HARNESS_V2 = LoopHarness(VERSIONS["harness-v2"])
+"""harness-v2, as its ``vwt.harnesses`` entry point names it."""
+HARNESS_V3 = LoopHarness(VERSIONS["harness-v3"])
+"""harness-v3, as its ``vwt.harnesses`` entry point names it."""

@@ -65,6 +65,45 @@ class _Stop(Exception):
     pass
 
 
+_BLOCK_KEYS = frozenset({"type", "text", "annotations", "meta", "_meta"})
+"""The fields of an MCP text content block, which some agent frameworks hand the model whole."""
+
+
+def _unwrapped(text: str) -> str:
+    """A tool result's text, read through an MCP text block serialised whole
+    (``{"type": "text", "text": …}``, as openai-agents before 0.8 sends a result): a model reads
+    the text inside, not the wrapper."""
+    if not text.startswith("{"):
+        return text
+    try:
+        block = json.loads(text)
+    except json.JSONDecodeError:
+        return text
+    if (
+        isinstance(block, dict)
+        and block.keys() <= _BLOCK_KEYS
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+    ):
+        return str(block["text"])
+    return text
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """What a model reads of a message: its content as a string, or its text parts joined (the
+    OpenAI API's list form, which frameworks send too); a tool result through any MCP block
+    wrapped around it."""
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "\n".join(
+            str(part.get("text") or "")
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text"
+        )
+    text = str(content or "")
+    return _unwrapped(text) if message.get("role") == "tool" else text
+
+
 def _phrase(code: str, text: str) -> bool:
     """Whether ``text`` says ``code`` in words ('no_action' in '… with no action')."""
     words = " ".join(tokens(code))
@@ -486,7 +525,7 @@ def _history(
                 parsed = {}
             sent_args[tc["id"]] = parsed if isinstance(parsed, dict) else {}
         if m.get("role") == "tool":
-            content = str(m.get("content") or "")
+            content = message_text(m)
             ok = not content.startswith("error")
             try:
                 result = json.loads(content) if ok else content
@@ -502,13 +541,13 @@ def next_move(
     spec: SimModelSpec, seed: int, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
 ) -> Move:
     """The model's next move given everything it was sent."""
-    turn = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
+    turn = next((message_text(m) for m in messages if m.get("role") == "user"), "")
     if not tools and playbook_of(turn) is not None:  # asked to rewrite a playbook, not to act
         return Move(text=rewrite(spec, seed, turn))
     # artifacts sit in the system prompt, in loaded skills, or in the user turn after the request
     context = "\n".join(
         [
-            *(str(m.get("content") or "") for m in messages if m.get("role") in ("system", "tool")),
+            *(message_text(m) for m in messages if m.get("role") in ("system", "tool")),
             *(tagged.group(0) for tagged in _TAG.finditer(turn)),
         ]
     )

@@ -3,8 +3,6 @@
 import asyncio
 from pathlib import Path
 
-import pytest
-
 from benchmark import (
     CriticalFlag,
     Outcome,
@@ -15,7 +13,14 @@ from benchmark import (
     run_trial,
     served_interface,
 )
-from benchmark.harness import AgentArtifacts, AgentRun, harness_version
+from benchmark.harness import (
+    HARNESS_V1,
+    AgentArtifacts,
+    AgentRun,
+    Harness,
+    HarnessInfo,
+    HarnessTrial,
+)
 from drift import ToolCall
 from tests.benchmark._helpers import start_backend
 
@@ -33,13 +38,19 @@ def test_precedence() -> None:
     assert classify(AgentRun(), FAIL, []) is Outcome.FAILURE
 
 
-def test_any_error_in_a_trial_makes_it_invalid_naming_the_class(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    async def broken(*args: object) -> AgentRun:
+class Broken(Harness):
+    """A harness whose run raises what a bug in it would."""
+
+    id = "broken"
+
+    def info(self) -> HarnessInfo:
+        return HarnessInfo(id=self.id, kind="loop", version="0", summary="raises")
+
+    async def run(self, trial: HarnessTrial) -> AgentRun:
         raise KeyError("tool_calls")
 
-    monkeypatch.setattr("benchmark._trial.run_agent", broken)
+
+def test_any_error_in_a_trial_makes_it_invalid_naming_the_class(tmp_path: Path) -> None:
     fam = family("support_ops")
 
     async def go() -> TrialResult:
@@ -51,7 +62,7 @@ def test_any_error_in_a_trial_makes_it_invalid_naming_the_class(
                 served_interface("support-ops", "support-ops@1"),
                 backend,
                 model="sim/acme-2",
-                harness=harness_version("harness-v1"),
+                harness=Broken(),
                 artifacts=AgentArtifacts(),
                 seed=0,
             )
@@ -92,7 +103,7 @@ def _trial_losing_the_server(tmp_path: Path, after_the_verdict: bool) -> TrialRe
                 served_interface("support-ops", "support-ops@1"),
                 backend,
                 model="sim/acme-2",
-                harness=harness_version("harness-v1"),
+                harness=HARNESS_V1,
                 artifacts=AgentArtifacts(),
                 seed=0,
             )

@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 
 from conditions import ConditionsError, verify_commitment_and_reveal
 from reports import SignedRelease, cell_flags
+from tests._frameworks import FRAMEWORK_HARNESSES, require_framework
 from vwt.cli import app
 
 pytestmark = [pytest.mark.slow, pytest.mark.ray]
@@ -174,11 +175,14 @@ def test_the_adapted_phase_runs_what_adapting_changed_and_rebinds_the_typed_skil
     assert skill.metrics.with_arm.safe_stop < skill.metrics.with_arm.trials
 
 
+@pytest.mark.timeout(2400)  # 14 targets, 4 of them under framework harnesses, on Docker
 def test_the_full_demo_adds_code_maintenance_run_in_the_sandbox(
     tmp_path: Path, ray_runtime: None
 ) -> None:
+    for framework in FRAMEWORK_HARNESSES:  # its targets include each framework harness
+        require_framework(framework)
     home = tmp_path / "full"
-    small = ["--tasks", "2", "--k", "1", "--max-conditions", "10"]
+    small = ["--tasks", "2", "--k", "1", "--max-conditions", "14"]
     result = CliRunner().invoke(app, ["demo", "--full", "--home", str(home), *small])
     assert result.exit_code == 0, result.output
     release = _release(home).release
@@ -189,3 +193,22 @@ def test_the_full_demo_adds_code_maintenance_run_in_the_sandbox(
     mine = [r for r in lines if r["family"] == "code_maint" and r["phase"] == "frozen"]
     assert len(mine) == 5 * 2 * 1  # arms × tasks × k
     assert all(r["outcome"] != "invalid" for r in mine)
+    # every framework harness is a target of its own, its trials verified as any others
+    frameworks = [c for c in release.conditions if c.condition.harness in FRAMEWORK_HARNESSES]
+    assert sorted(c.condition.harness for c in frameworks) == sorted(FRAMEWORK_HARNESSES)
+    assert all(c.varied == ("harness",) for c in frameworks)
+    run = [r for r in lines if r["harness"] in FRAMEWORK_HARNESSES and r["phase"] == "frozen"]
+    assert len(run) == 4 * 5 * 2 * 1  # targets × arms × tasks × k
+    assert all(r["outcome"] != "invalid" and r["verifier_version"] for r in run), [
+        r["invalid"] for r in run
+    ]
+    assert any(r["outcome"] == "success" for r in run)
+    # and a framework trial replays from the release's recorded calls
+    picked = [next(r for r in run if r["harness"] == h)["key"] for h in FRAMEWORK_HARNESSES]
+    for key in picked:
+        replayed = CliRunner().invoke(
+            app, ["trials", "replay", key, "--release", str(home / "public"), "--sandbox", "local"]
+        )
+        assert replayed.exit_code == 0 and "1 replayed, 1 identical" in replayed.output, (
+            replayed.output
+        )

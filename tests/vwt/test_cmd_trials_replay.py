@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from benchmark import VerifierResult, family
-from benchmark.harness._versions import HARNESSES
+from benchmark.harness import HARNESSES, VERSIONS, LoopHarness
 from conditions import Cycle
 from reports import TRIALS_FILE, calls_name
 from tests.reports.test_verify import revealed_cycle
@@ -80,8 +80,9 @@ def test_a_sample_and_one_key_replay_from_the_release_and_from_the_home(
 def test_a_changed_prompt_is_a_divergence_at_its_first_differing_field(
     released: Cycle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for hid, h in list(HARNESSES.items()):
-        monkeypatch.setitem(HARNESSES, hid, h.model_copy(update={"preamble": h.preamble + " Hi."}))
+    for hid, h in VERSIONS.items():
+        changed = h.model_copy(update={"preamble": h.preamble + " Hi."})
+        monkeypatch.setitem(HARNESSES, hid, LoopHarness(changed))
     called = next(r for r in _records(released) if r["turns"] >= 1)
     code, data = _replay(called["key"], "--release", str(released.paths.public))
     (t,) = data["trials"]

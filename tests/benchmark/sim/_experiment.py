@@ -15,7 +15,8 @@ import pytest
 
 from benchmark import Family, Task, TrialResult, family, run_trial, serve, stable_int
 from benchmark._seeds import request_seed
-from benchmark.harness import AgentArtifacts, harness_version
+from benchmark.harness import AgentArtifacts
+from benchmark.harness import harness as harness_of
 from benchmark.sim import FORMATS, SIM_MODELS, SimModelSpec
 from drift import AnyOperator, InterfaceVersion
 from tests.benchmark._helpers import start_backend
@@ -126,7 +127,7 @@ def run_arm(
                                 served,
                                 backend,
                                 model=f"sim/{model}",
-                                harness=harness_version(harness),
+                                harness=harness_of(harness),
                                 artifacts=artifacts or AgentArtifacts(),
                                 seed=request_seed(stable_int(seed, task.id, j), arm),
                             )

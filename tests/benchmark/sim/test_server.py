@@ -26,7 +26,7 @@ from benchmark import (
     run_trial,
     served_interface,
 )
-from benchmark.harness import AgentArtifacts, harness_version
+from benchmark.harness import AgentArtifacts, LoopHarness, harness_version
 from benchmark.sim import SIM_MODELS, Fault, FaultPlan, SimServer, register_sim_provider
 from benchmark.sim._http import MAX_BODY
 from tests.benchmark._helpers import start_backend
@@ -38,6 +38,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:Use
 FAMILY = family("support_ops")
 TASKS = FAMILY.tasks("sealed", 4, 3)
 HARNESS = harness_version("harness-v1")
+LOOP = LoopHarness(HARNESS)
 CLIENT_TIMEOUT_S = 5.0
 """litellm's per-request timeout in these tests (its default is 600 s)."""
 
@@ -298,7 +299,7 @@ def _trial(tmp_path: Path, model: str, task_index: int, version: str, seed: int)
                 served_interface("support-ops", version),
                 backend,
                 model=model,
-                harness=HARNESS,
+                harness=LOOP,
                 artifacts=AgentArtifacts(),
                 seed=seed,
             )

@@ -27,7 +27,7 @@ from benchmark import (
     served_interface,
     wire_format,
 )
-from benchmark.harness import AgentArtifacts, harness_version
+from benchmark.harness import HARNESS_V1, AgentArtifacts
 from benchmark.sim import SEED_HEADER, Fault, FaultPlan, SimServer, register_sim_provider
 from benchmark.sim._http import Request
 from conditions import ModelEndpoint
@@ -38,7 +38,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:Use
 
 FAMILY = family("support_ops")
 TASKS = FAMILY.tasks("sealed", 3, 3)
-HARNESS = harness_version("harness-v1")
+HARNESS = HARNESS_V1
 PROVIDERS = ("openai", "anthropic", "gemini")
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 
