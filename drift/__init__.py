@@ -2,7 +2,15 @@
 
 from drift._conventions import UNITS, Convention, convert, read_convention, read_stated, unit_in
 from drift._diff import classify
-from drift._files import capped_bytes, create_private_file, deeper_than, write_atomic
+from drift._files import (
+    FolderProblem,
+    capped_bytes,
+    create_private_file,
+    deeper_than,
+    folder_digest,
+    read_folder,
+    write_atomic,
+)
 from drift._generate import (
     KINDS,
     GenerateConfig,
@@ -74,6 +82,7 @@ __all__ = [
     "DriftProxy",
     "EnumMeaningChange",
     "FilterSemantics",
+    "FolderProblem",
     "Flatten",
     "FormatDefault",
     "FractionPercent",
@@ -115,6 +124,7 @@ __all__ = [
     "convert",
     "create_private_file",
     "deeper_than",
+    "folder_digest",
     "find_yardstick",
     "flagged",
     "generate",
@@ -124,6 +134,7 @@ __all__ = [
     "load_pairs",
     "load_tool_list",
     "load_version_file",
+    "read_folder",
     "parse_op_spec",
     "parse_tool_list",
     "read_base",
