@@ -28,6 +28,7 @@ from conditions._spec import (
     fresh_seed,
     parse_yaml,
     read_family_folder,
+    spec_family_folders,
 )
 from conditions._state import NEXT_STEP, CycleState
 from conditions._targets import (
@@ -95,6 +96,7 @@ __all__ = [
     "parse_yaml",
     "plan_targets",
     "read_family_folder",
+    "spec_family_folders",
     "verify_commitment",
     "verify_commitment_and_reveal",
     "verify_inclusion",

@@ -7,6 +7,7 @@ import secrets
 from datetime import datetime
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, Self
 
 import yaml
@@ -216,6 +217,16 @@ class Adaptation(_Spec):
     )
 
 
+_SPEC_FOLDERS: dict[str, str] = {}
+
+
+def spec_family_folders() -> dict[str, str]:
+    """Path → pinned digest of the task family folders of every cycle spec made in this
+    process (loaded from a file or from a cycle's record): ``benchmark`` finds the families
+    a spec uses there, besides the installed ones."""
+    return dict(_SPEC_FOLDERS)
+
+
 PUBLIC_SEEDS = frozenset({20261201})
 """Cycle seeds vwt publishes: the embedded specs' (``vwt demo``'s). A cycle with one is refused
 at commit unless a public cycle is meant (``Cycle.commit(public_seed=True)``)."""
@@ -259,6 +270,10 @@ class CycleSpec(_Spec):
         "environment variable holds its key, e.g. {'openai/qwen-7b': {api_base: "
         "'http://gpu1:8000/v1', api_key_env: 'GPU1_KEY'}}.",
     )
+
+    def model_post_init(self, __context: Any) -> None:
+        for folder in self.families.folders if self.families is not None else ():
+            _SPEC_FOLDERS[folder.path] = folder.digest
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
@@ -308,6 +323,29 @@ class CycleSpec(_Spec):
         dev = list(self.source.task_family.families)
         held = sorted(self.catalogue.family_ids() - set(dev))
         return FamilyRoles(development=dev, held_out=held)
+
+    def with_family_folders(self, folders: Sequence[Path]) -> CycleSpec:
+        """This spec with the task family folders ``folders`` added to ``families.folders``,
+        each pinned by the digest of its content now (the roles the spec implies are written
+        out when it declares none)."""
+        roles = self.family_roles
+        known = {f.path for f in roles.folders}
+        added = [
+            FamilyFolder(
+                path=str(p.resolve()), digest=folder_digest(read_family_folder(p.resolve()))
+            )
+            for p in folders
+            if str(p.resolve()) not in known
+        ]
+        data = self.model_dump(mode="json")
+        data["families"] = {
+            **roles.model_dump(mode="json"),
+            "folders": [
+                *roles.model_dump(mode="json")["folders"],
+                *(f.model_dump() for f in added),
+            ],
+        }
+        return CycleSpec.model_validate(data)
 
     @classmethod
     def load(cls, path: Path | Traversable, *, seed_if_missing: int | None = None) -> CycleSpec:
@@ -390,7 +428,9 @@ def parse_yaml(text: str, what: str) -> Any:
     try:
         return loader.get_single_data()
     except yaml.YAMLError as e:
-        raise ConditionsError(f"{what} does not parse: {_yaml_problem(e)}", "fix the YAML syntax") from None
+        raise ConditionsError(
+            f"{what} does not parse: {_yaml_problem(e)}", "fix the YAML syntax"
+        ) from None
     finally:
         loader.dispose()
 

@@ -471,6 +471,12 @@ def _action_of_tool(name: str, sent: dict[str, dict[str, Any]], request: Request
     return best if best is not None and scores[best] >= 3 else None
 
 
+def _text_result(text: str) -> dict[str, Any]:
+    """A plain-text tool result as the model reads it: ``lines`` (each row's ``text``: a
+    search hit, a directory entry) and the whole ``text``."""
+    return {"lines": [{"text": line} for line in text.splitlines() if line.strip()], "text": text}
+
+
 def _history(
     messages: list[dict[str, Any]], sent: dict[str, dict[str, Any]], request: Request
 ) -> list[_Past]:
@@ -488,12 +494,14 @@ def _history(
         if m.get("role") == "tool":
             content = str(m.get("content") or "")
             ok = not content.startswith("error")
+            tool = names.get(m.get("tool_call_id", ""), "")
+            action = None if tool in SKILL_TOOLS else _action_of_tool(tool, sent, request)
             try:
                 result = json.loads(content) if ok else content
             except json.JSONDecodeError:
-                result = content  # text, e.g. a loaded skill
-            tool = names.get(m.get("tool_call_id", ""), "")
-            action = None if tool in SKILL_TOOLS else _action_of_tool(tool, sent, request)
+                # text, e.g. a loaded skill; a lookup's text (a file, search hits one per
+                # line, as real servers answer) is read as its lines and its whole text
+                result = _text_result(content) if action is not None else content
             past.append(_Past(action, ok, result, sent_args.get(m.get("tool_call_id", ""), {})))
     return past
 
