@@ -66,7 +66,8 @@ async def _all(
     sandbox: SandboxFactory,
 ) -> list[Verdict]:
     releases = list(fam.content.releases)
-    per_release = [await _release(fam, r, answers, sandbox) for r in releases]
+    # one sandbox per release, side by side (each is held to one CPU)
+    per_release = await asyncio.gather(*(_release(fam, r, answers, sandbox) for r in releases))
     out: list[Verdict] = []
     for i, (task, calls) in enumerate(answers):
         verdicts = [(r, found[i]) for r, found in zip(releases, per_release, strict=True)]
