@@ -33,10 +33,7 @@ from benchmark._mcp_backend import (
     BackendCallError,
     BackendTrial,
     BackendUnavailable,
-    ExternalServer,
     McpBackend,
-    ServerProcess,
-    ServerSandbox,
     backend_timeout,
     check_site_for,
     host_site,
@@ -57,10 +54,8 @@ from benchmark._plugins import ENTRY_POINTS_ENV, PluginOrigin, Plugins, entry_po
 from benchmark._prices import ModelPrice, model_price, usage_cost
 from benchmark._redteam import (
     FamilyRedTeam,
-    GateSandbox,
     RedTeamFailure,
     RedTeamReport,
-    SandboxFactory,
     cycle_families,
     redteam,
     require_gate,
@@ -79,6 +74,13 @@ from benchmark._registry import (
     serve,
     served_interface,
     use_family_folders,
+)
+from benchmark._sandbox_types import (
+    ExternalServer,
+    GateSandbox,
+    SandboxFactory,
+    ServerProcess,
+    ServerSandbox,
 )
 from benchmark._secrets import REDACTED, mentions, scrub, secret_values
 from benchmark._task import Family, Planted, Task, VerifierResult, stable_int

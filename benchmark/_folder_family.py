@@ -22,14 +22,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from benchmark._folder_format import EXAMPLES, FamilyFile, TaskLine
-from benchmark._mcp_backend import ExternalServer, mcp_servers_dir
+from benchmark._folder_gate import sandbox_verdicts
+from benchmark._mcp_backend import mcp_servers_dir
+from benchmark._sandbox_types import ExternalServer, GateSandbox
 from benchmark._task import Family, Planted, Task, VerifierResult
 from benchmark.errors import BenchmarkError
 from drift import InterfaceVersion, ServedInterface, ToolCall, ToolSet
 
 if TYPE_CHECKING:
     from benchmark._folder_pack import PackFile
-    from benchmark._redteam import GateSandbox
     from benchmark.sim import KnowledgePack
 
 MAX_STATE_PROBLEM = 200
@@ -274,15 +275,16 @@ class FolderFamily(Family):
         answers: Sequence[tuple[Task, Sequence[ToolCall]]],
         sandbox: Callable[[list[tuple[Path, str, bool]]], GateSandbox] | None,
     ) -> list[tuple[bool | None, str]]:
-        from benchmark._folder_gate import sandbox_verdicts
-
         if sandbox is None:
             raise BenchmarkError(
                 f"the red-team gate of folder family {self.id!r} runs its server and verifier, "
                 "which run only in a sandbox, and none was given",
                 "run it through `vwt families redteam` or `vwt run`",
             )
-        return sandbox_verdicts(self, answers, sandbox)
+        releases = [self.content.versions[r] for r in self.content.releases]
+        return sandbox_verdicts(
+            self, releases, self.content.spec.environment.concurrency, answers, sandbox
+        )
 
     def effect_key(self, call: ToolCall) -> tuple[Any, ...]:
         fields = self.content.spec.environment.effects.get(call.name, ())

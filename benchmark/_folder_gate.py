@@ -12,22 +12,16 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from benchmark._mcp_backend import BackendCallError, McpBackend
-from benchmark._task import Task
-from drift import ToolCall
-
-if TYPE_CHECKING:
-    from benchmark._folder_family import FolderFamily
-    from benchmark._redteam import SandboxFactory
+from benchmark._sandbox_types import SandboxFactory
+from benchmark._task import Family, Task
+from drift import InterfaceVersion, ToolCall
 
 Verdict = tuple[bool | None, str]
 
 
-async def _one(
-    fam: FolderFamily, backend: McpBackend, task: Task, calls: Sequence[ToolCall]
-) -> Verdict:
+async def _one(fam: Family, backend: McpBackend, task: Task, calls: Sequence[ToolCall]) -> Verdict:
     async with backend.trial(task.initial_state) as trial:
         for i, call in enumerate(calls):
             try:
@@ -43,14 +37,15 @@ async def _one(
 
 
 async def _release(
-    fam: FolderFamily,
-    release: str,
+    fam: Family,
+    release: InterfaceVersion,
+    concurrency: int,
     answers: Sequence[tuple[Task, Sequence[ToolCall]]],
     sandbox: SandboxFactory,
 ) -> list[Verdict]:
-    backend = McpBackend.of(fam, fam.interface_versions()[release])
+    backend = McpBackend.of(fam, release)
     box = sandbox(backend.mounts())
-    limit = asyncio.Semaphore(fam.content.spec.environment.concurrency)
+    limit = asyncio.Semaphore(concurrency)
 
     async def one(task: Task, calls: Sequence[ToolCall]) -> Verdict:
         async with limit:
@@ -61,16 +56,19 @@ async def _release(
 
 
 async def _all(
-    fam: FolderFamily,
+    fam: Family,
+    releases: Sequence[InterfaceVersion],
+    concurrency: int,
     answers: Sequence[tuple[Task, Sequence[ToolCall]]],
     sandbox: SandboxFactory,
 ) -> list[Verdict]:
-    releases = list(fam.content.releases)
     # one sandbox per release, side by side (each is held to one CPU)
-    per_release = await asyncio.gather(*(_release(fam, r, answers, sandbox) for r in releases))
+    per_release = await asyncio.gather(
+        *(_release(fam, r, concurrency, answers, sandbox) for r in releases)
+    )
     out: list[Verdict] = []
     for i, (task, calls) in enumerate(answers):
-        verdicts = [(r, found[i]) for r, found in zip(releases, per_release, strict=True)]
+        verdicts = [(r.id, found[i]) for r, found in zip(releases, per_release, strict=True)]
         broken = next(((r, v) for r, v in verdicts if v[0] is None), None)
         if broken is not None:
             out.append((None, f"on {broken[0]}: {broken[1][1]}"))
@@ -88,15 +86,18 @@ async def _all(
 
 
 def sandbox_verdicts(
-    fam: FolderFamily,
+    fam: Family,
+    releases: Sequence[InterfaceVersion],
+    concurrency: int,
     answers: Sequence[tuple[Task, Sequence[ToolCall]]],
     sandbox: SandboxFactory,
 ) -> list[Verdict]:
     """Per (task, canonical calls): whether the verifier passes the end state, or (None, why)
-    when the calls cannot be applied, run in sandboxes ``sandbox`` makes, on every release of
-    the family: the reference's verdict is a pass only if it passes on every release, a
-    planted answer's a fail only if it fails on every one (the reason names the release)."""
-    coro = _all(fam, answers, sandbox)
+    when the calls cannot be applied, run in sandboxes ``sandbox`` makes (at most
+    ``concurrency`` trials at once in each), on every one of ``releases``: the reference's
+    verdict is a pass only if it passes on every release, a planted answer's a fail only if it
+    fails on every one (the reason names the release)."""
+    coro = _all(fam, releases, concurrency, answers, sandbox)
     try:
         asyncio.get_running_loop()
     except RuntimeError:

@@ -17,15 +17,15 @@ import sys
 import tempfile
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import mcp
 from mcp import ClientSession, types
 
 from benchmark._mcp_mux import CONTROL, Mux
+from benchmark._sandbox_types import ExternalServer, ServerProcess, ServerSandbox
 from benchmark._task import Family
 from benchmark.errors import BenchmarkError
 from drift import InterfaceVersion, list_all_tools, unwrapped
@@ -71,29 +71,6 @@ def mcp_servers_dir() -> Path:
     if named:
         return Path(named).resolve()
     return Path(__file__).resolve().parent.parent / ".mcp-servers"
-
-
-@dataclass(frozen=True)
-class ExternalServer:
-    """A folder family's environment at one release: a stdio MCP server command started per
-    trial in the sandbox over the trial's own state directory (``benchmark._mcp_relay``)."""
-
-    command: tuple[str, ...]
-    """The server's argv, with {state}, {family} and {servers} to fill in."""
-    tools: tuple[dict[str, Any], ...]
-    """The tools the release declares (its tools file): the server must list these."""
-    family_dir: Path
-    """The family's folder (a private copy), mounted read-only as {family}."""
-    servers_dir: Path | None
-    """The installed MCP servers, mounted read-only as {servers}, if the command uses them."""
-    verifier: tuple[str, ...] | None
-    """The verifier command, if the family has one."""
-    verifier_timeout_s: float
-    """Seconds the verifier may run."""
-    concurrency: int
-    """Trial servers the sandbox runs at once."""
-    release: str
-    """The release's version id (for messages)."""
 
 
 def backend_timeout(environ: Mapping[str, str] | None = None) -> float:
@@ -180,56 +157,6 @@ def _last_error(lines: Sequence[str]) -> str:
     texts = [t for t in texts if any(c.isalnum() for c in t)]
     named = [t for t in texts if "Error" in t or "Exception" in t]
     return (named or texts or [""])[-1]
-
-
-class ServerProcess(Protocol):
-    """The server's process as a sandbox's ``spawn`` gives it (``runner.SandboxProcess``;
-    an ``asyncio.subprocess.Process`` is one)."""
-
-    @property
-    def pid(self) -> int:
-        """Its process id."""
-
-    @property
-    def returncode(self) -> int | None:
-        """Its exit status once it has exited and was waited for, else None."""
-
-    @property
-    def stdin(self) -> Any:
-        """Its standard input (``write``, ``drain``, ``close``, ``is_closing``)."""
-
-    @property
-    def stdout(self) -> asyncio.StreamReader | None:
-        """Its standard output."""
-
-    @property
-    def stderr(self) -> asyncio.StreamReader | None:
-        """Its standard error."""
-
-    async def wait(self) -> int:
-        """Wait until it has exited; its exit status."""
-
-    def kill(self) -> None:
-        """SIGKILL it (ProcessLookupError where it has exited already)."""
-
-
-class ServerSandbox(Protocol):
-    """Where the server runs (a ``runner.Sandbox`` is one)."""
-
-    @property
-    def kind(self) -> str:
-        """Where the server finds the SDK (:func:`server_site`): "local" or "docker"."""
-
-    @property
-    def python(self) -> tuple[str, ...]:
-        """The interpreter that runs the server."""
-
-    @property
-    def user(self) -> tuple[int, int] | None:
-        """The (uid, gid) its processes run as, None for this process's own user."""
-
-    async def spawn(self, cmd: list[str]) -> ServerProcess:
-        """Start ``cmd`` with stdin, stdout and stderr pipes."""
 
 
 class McpBackend:

@@ -138,6 +138,7 @@ class Relay:
         trial = self.open[token]
         proc = trial.proc
         assert proc is not None and proc.stdin and proc.stdout and proc.stderr
+        stdin, stdout, stderr = proc.stdin, proc.stdout, proc.stderr
 
         async def inbound() -> None:
             async for item in read:
@@ -148,13 +149,13 @@ class Relay:
                     trial.pending.add(message.id)
                 line = item.message.model_dump_json(by_alias=True, exclude_none=True)
                 with contextlib.suppress(ConnectionError, RuntimeError):
-                    proc.stdin.write(line.encode() + b"\n")
-                    await proc.stdin.drain()
+                    stdin.write(line.encode() + b"\n")
+                    await stdin.drain()
             with contextlib.suppress(ConnectionError, RuntimeError, OSError):
-                proc.stdin.close()
+                stdin.close()
 
         async def outbound() -> None:
-            while line := await proc.stdout.readline():
+            while line := await stdout.readline():
                 try:
                     message = types.JSONRPCMessage.model_validate_json(line)
                 except ValueError:
@@ -171,7 +172,7 @@ class Relay:
             trial.pending.clear()
 
         async def errors() -> None:
-            while line := await proc.stderr.readline():
+            while line := await stderr.readline():
                 trial.stderr.append(line.decode(errors="replace").rstrip())
 
         async with anyio.create_task_group() as tg:
@@ -198,16 +199,17 @@ class Relay:
         return state
 
     async def _verify(self, token: str, trial: Trial) -> dict[str, Any]:
+        check = trial.check or {}
         task_file = os.path.join(self.root, f"{token}.task.json")
         with open(task_file, "w", encoding="utf-8") as f:
-            json.dump(trial.check, f)
+            json.dump(check, f)
         assert self.verifier is not None
         argv = _place(self.verifier, self.places)
         env = {
             "VWT_TASK": task_file,
             "VWT_STATE": trial.state_dir,
             "VWT_FAMILY": self.places["family"],
-            **_check_env(trial.check.get("check", {})),
+            **_check_env(check.get("check", {})),
         }
         done = await anyio.to_thread.run_sync(
             lambda: run_limited(argv, trial.state_dir, self.verifier_timeout_s, VERDICT_OUTPUT, env)

@@ -3,14 +3,12 @@ answers, on the first tasks of every split a family is evaluated on."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any, Protocol
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmark._mcp_backend import ServerSandbox
 from benchmark._registry import FAMILIES, family
+from benchmark._sandbox_types import SandboxFactory
 from benchmark._task import Family, Planted, Task
 from benchmark.errors import BenchmarkError
 from conditions import CycleSpec
@@ -72,22 +70,6 @@ class RedTeamReport(_Frozen):
     def failures(self) -> list[RedTeamFailure]:
         """Every failure of every family."""
         return [f for fam in self.families for f in fam.failures]
-
-
-class GateSandbox(ServerSandbox, Protocol):
-    """A sandbox the gate starts and stops itself (``async with``); a ``runner.Sandbox`` is
-    one."""
-
-    async def __aenter__(self) -> Any:
-        """Start it."""
-
-    async def __aexit__(self, *exc: object) -> None:
-        """Stop it."""
-
-
-SandboxFactory = Callable[[list[tuple[Path, str, bool]]], GateSandbox]
-"""Makes a not-yet-started sandbox with the given (host path, sandbox path, read-only) mounts:
-where the gate runs families whose end states exist only in a sandbox (folder families)."""
 
 
 def _failures(

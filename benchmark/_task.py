@@ -13,8 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from drift import InterfaceVersion, ToolCall, ToolSet
 
 if TYPE_CHECKING:
-    from benchmark._mcp_backend import ExternalServer
-    from benchmark._redteam import GateSandbox
+    from benchmark._sandbox_types import ExternalServer, GateSandbox
     from benchmark.sim._pack import KnowledgePack
 
 

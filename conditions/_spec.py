@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Sequence
 from datetime import datetime
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Annotated, Any, Literal, Self
 
 import yaml
