@@ -23,7 +23,15 @@ from conditions import (
     CycleState,
     fresh_seed,
 )
-from vwt._common import DEFAULT_HOME, FamilyDirs, Home, console, family_folder_paths, user_errors
+from vwt._common import (
+    DEFAULT_HOME,
+    FamilyDirs,
+    Home,
+    console,
+    family_folder_paths,
+    use_families,
+    user_errors,
+)
 from vwt._json_out import AsJson, emit_json
 
 app = typer.Typer(
@@ -97,6 +105,7 @@ def init(
     else:
         cycle_spec = CycleSpec.load(spec, seed_if_missing=drawn)
     if families:
+        use_families(families)  # each folder checked whole, whether the catalogue names it or not
         cycle_spec = cycle_spec.with_family_folders(family_folder_paths(families))
     check_cycle_spec(cycle_spec)
     cycle = Cycle.init(
@@ -313,6 +322,7 @@ def plan(
         spec if spec is not None else default_spec_path(), seed_if_missing=0
     )
     if families:
+        use_families(families)  # each folder checked whole, whether the catalogue names it or not
         cycle_spec = cycle_spec.with_family_folders(family_folder_paths(families))
     check_cycle_spec(cycle_spec)
     result = plan_cycle(
