@@ -56,7 +56,9 @@ async def _bench(trials: int, kind: str, version: str) -> None:
     async with box:
         started = time.perf_counter()
         async with backend.serve(box):
-            print(f"batch start (relay, control, tools check): {time.perf_counter() - started:.2f} s")
+            print(
+                f"batch start (relay, control, tools check): {time.perf_counter() - started:.2f} s"
+            )
             lives = []
             for _ in range(trials):
                 t0 = time.perf_counter()

@@ -12,7 +12,8 @@ from conditions import CycleSpec
 
 def check_cycle_spec(spec: CycleSpec) -> None:
     """Raise BenchmarkError unless every family, environment, interface version, harness and
-    model the spec names exists, and every interface applies to its environment's tools.
+    model the spec names exists, and every interface applies to its environment's tools (and,
+    for a family written as a folder, the MCP servers its releases run are installed).
 
     Every model string goes through :func:`check_model`: a known provider and, for real
     providers, their credentials (or the key variable of the model's endpoint) set in the
@@ -38,9 +39,11 @@ def check_cycle_spec(spec: CycleSpec) -> None:
                 "fix the catalogue entry",
             )
     for env, versions in cat.tool_interfaces.items():
-        family_for_env(env)
+        fam = family_for_env(env)
         for vid in versions:
-            serve(env, interface_version(env, vid, spec.interfaces))
+            version = interface_version(env, vid, spec.interfaces)
+            serve(env, version)
+            fam.external_server(version)  # a server command's installs are there (folders)
     for harness in cat.harnesses:
         harness_version(harness)
     for m in cat.models:

@@ -93,13 +93,19 @@ def _handed_folders() -> dict[str, str]:
     )
 
 
-def _resolve_folders() -> None:
+def _resolve_folders() -> list[BenchmarkError]:
     """Load the family folders this process was told of and has not loaded: those of the
-    cycle specs it made, and those its starter handed on."""
+    cycle specs it made, and those its starter handed on. The folders that cannot be loaded
+    (gone, changed since pinned, malformed): their errors, for the lookup that needed them."""
+    errors = []
     for path, digest in {**_handed_folders(), **spec_family_folders()}.items():
         known = _FOLDERS.get(path)
         if known is None or known.digest != digest:
-            _use_folder(path, digest)
+            try:
+                _use_folder(path, digest)
+            except BenchmarkError as e:
+                errors.append(e)
+    return errors
 
 
 def folders_to_hand_on() -> str:
@@ -110,9 +116,10 @@ def folders_to_hand_on() -> str:
 def family(family_id: str) -> Family:
     """The family ``family_id``: installed, registered in code, or read from a folder a cycle
     spec names (or ``use_family_folders`` loaded)."""
+    errors = _resolve_folders() if family_id not in FAMILIES else []
     if family_id not in FAMILIES:
-        _resolve_folders()
-    if family_id not in FAMILIES:
+        if errors:  # the family is likely in a folder that could not be loaded: say why
+            raise errors[0]
         raise BenchmarkError(
             f"unknown task family {family_id!r}",
             f"families: {', '.join(sorted(FAMILIES))}; others are installed as packages "
@@ -140,12 +147,15 @@ use_family_packs(_family_packs)  # the sim knows the families in play, in their 
 
 def family_for_env(env_id: str) -> Family:
     """The family whose environment is ``env_id``."""
+    errors: list[BenchmarkError] = []
     for attempt in range(2):
         if attempt:
-            _resolve_folders()
+            errors = _resolve_folders()
         for f in FAMILIES.values():
             if f.env_id == env_id:
                 return f
+    if errors:
+        raise errors[0]
     raise BenchmarkError(f"no built-in environment {env_id!r}")
 
 

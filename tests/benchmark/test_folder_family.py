@@ -42,14 +42,19 @@ def folder(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def clean_registry() -> Any:
-    """Forget folder families registered by a test."""
-    before = dict(_FOLDERS)
+    """Forget the folder families a test registered, and the folders its specs named."""
+    import conditions._spec
+
+    before, specs = dict(_FOLDERS), dict(conditions._spec._SPEC_FOLDERS)
     yield
     for path, fam in list(_FOLDERS.items()):
         if path not in before:
             del _FOLDERS[path]
             if fam.id in FAMILIES and FAMILIES.origin(fam.id).folder == path:
                 del FAMILIES[fam.id]
+    _FOLDERS.update(before)
+    conditions._spec._SPEC_FOLDERS.clear()
+    conditions._spec._SPEC_FOLDERS.update(specs)
 
 
 def _yaml(folder: Path) -> dict[str, Any]:
@@ -364,7 +369,53 @@ def test_a_spec_naming_a_folder_makes_its_family_known(
     assert family("file_ops").digest == pinned.digest  # type: ignore[attr-defined]
 
 
-def test_handed_folders_must_be_json(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_handed_folders_must_be_json(monkeypatch: pytest.MonkeyPatch, clean_registry: Any) -> None:
     monkeypatch.setenv(FOLDERS_ENV, "[1]")
     with pytest.raises(BenchmarkError, match=FOLDERS_ENV):
         family("no_such_family")
+
+
+def test_a_cycle_pins_and_commits_its_folder_and_refuses_it_changed(
+    folder: Path, tmp_path: Path, clean_registry: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import conditions._spec
+    from benchmark import default_cycle_spec_path
+    from conditions import Cycle
+
+    data = yaml.safe_load(default_cycle_spec_path().read_text())
+    data["seed"] = 7
+    data["source"]["tool_interface"]["files"] = "files@2025.7.1"
+    data["catalogue"]["tool_interfaces"]["files"] = ["files@2025.7.1", "files@2026.8.31"]
+    data["catalogue"]["task_families"].append({"family": "file_ops", "split": "sealed"})
+    data["catalogue"]["family_envs"]["file_ops"] = "files"
+    data["families"]["held_out"].append("file_ops")
+    spec_file = tmp_path / "spec.yaml"
+    spec_file.write_text(yaml.safe_dump(data))
+    spec = CycleSpec.load(spec_file).with_family_folders([folder])
+    digest = load_family_folder(folder).digest
+    cycle = Cycle.init(tmp_path / "home", spec)
+    cycle.generate()
+    commitment = json.loads(cycle.commit().read_text())
+    assert commitment["commitment"]["families"]["folders"] == [digest]
+
+    (folder / "tasks" / "sealed.jsonl").write_text(
+        (folder / "tasks" / "sealed.jsonl").read_text().replace("Archive", "Archive now")
+    )
+    _FOLDERS.clear()  # a new process: only the cycle's record names the folder
+    if "file_ops" in FAMILIES:
+        del FAMILIES["file_ops"]
+    conditions._spec._SPEC_FOLDERS.clear()
+    Cycle.open(tmp_path / "home")
+    with pytest.raises(BenchmarkError, match="changed since the cycle spec pinned it"):
+        family("file_ops")
+
+
+def test_a_commitment_without_folders_keeps_its_form() -> None:
+    from conditions import CommittedFamilies
+
+    plain = CommittedFamilies(development=["a"], held_out=["b"])
+    assert plain.canonical() == b'{"development":["a"],"held_out":["b"]}'
+    assert (
+        b'"folders":["'
+        in CommittedFamilies(development=["a"], held_out=[], folders=["0" * 64]).canonical()
+    )
