@@ -81,6 +81,8 @@ class FolderFamily(Family):
             for line in lines
         }
         self._snapshot: Path | None = None
+        self._built_pack: KnowledgePack | None = None
+        self._orders: dict[tuple[str, int], list[int]] = {}
 
     @property
     def root(self) -> Path:
@@ -109,7 +111,10 @@ class FolderFamily(Family):
         n = len(self._split(split))
         if split in ("dev", self.examples_split):
             return list(range(n))
-        return [int(i) for i in np.random.default_rng(seed).permutation(n)]
+        if (split, seed) not in self._orders:
+            drawn = np.random.default_rng(seed).permutation(n)
+            self._orders[(split, seed)] = [int(i) for i in drawn]
+        return self._orders[(split, seed)]
 
     def generate(self, split: str, index: int, seed: int) -> Task:
         lines = self._split(split)
@@ -291,10 +296,11 @@ class FolderFamily(Family):
         return (call.name, *(_scalar(call.arguments.get(f)) for f in fields))
 
     def sim_pack(self) -> KnowledgePack | None:
-        return self._pack()
+        if self._built_pack is None:
+            self._built_pack = self._make_pack()
+        return self._built_pack
 
-    @functools.cache  # noqa: B019 - one pack per family object, which lives as long as the process
-    def _pack(self) -> KnowledgePack | None:
+    def _make_pack(self) -> KnowledgePack | None:
         pack = self.content.pack
         if pack is None:
             return None
