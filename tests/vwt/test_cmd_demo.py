@@ -171,6 +171,7 @@ def test_the_adapted_phase_runs_what_adapting_changed_and_rebinds_the_typed_skil
     assert skill.metrics.with_arm.safe_stop < skill.metrics.with_arm.trials
 
 
+@pytest.mark.timeout(2400)  # every family, and a real server started per file_ops trial
 def test_the_full_demo_adds_code_maintenance_and_the_real_server_family(
     tmp_path: Path, ray_runtime: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
