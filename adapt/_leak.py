@@ -95,8 +95,13 @@ class LeakReport(BaseModel):
 
 
 def public_requests(family_ids: Iterable[str], per_family: int = PUBLIC_SAMPLE) -> list[Task]:
-    """The first ``per_family`` dev-split tasks of each family (public in every cycle)."""
-    return [t for f in sorted(set(family_ids)) for t in family(f).tasks("dev", per_family, 0)]
+    """The first ``per_family`` dev-split tasks of each family (public in every cycle; all of
+    them where the split holds fewer, as a folder family's may)."""
+    out = []
+    for f in sorted(set(family_ids)):
+        fam = family(f)
+        out += fam.tasks("dev", min(per_family, fam.split_size("dev") or per_family), 0)
+    return out
 
 
 @lru_cache(maxsize=16)

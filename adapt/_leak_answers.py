@@ -59,13 +59,15 @@ def answer_forms(task: Task) -> set[Form]:
 
 
 def public_answers(family_ids: Iterable[str], per_split: int) -> set[Form]:
-    """The answer values of the first ``per_split`` tasks of each public split of each family."""
+    """The answer values of the first ``per_split`` tasks of each public split of each family
+    (all of a split holding fewer)."""
     out: set[Form] = set()
     for f in sorted(set(family_ids)):
         fam = family(f)
         for split in PUBLIC_ANSWER_SPLITS:
             if split in fam.splits:
-                for t in fam.tasks(split, per_split, 0):
+                n = min(per_split, fam.split_size(split) or per_split)
+                for t in fam.tasks(split, n, 0):
                     out |= answer_forms(t)
     return out
 

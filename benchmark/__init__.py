@@ -24,18 +24,20 @@ from benchmark._calls import (
 from benchmark._check import check_cycle_spec
 from benchmark._endpoint import endpoint_kwargs, require_endpoint_keys
 from benchmark._environment import ToolResult, TrialEnvironment, openai_tool, tool_result
+from benchmark._folder_family import FolderFamily
+from benchmark._folder_load import family_folders, load_family_folder
 from benchmark._limits import LIMIT_ENV, SHARE_ENV, Limits, PerProvider
 from benchmark._mcp_backend import (
     IMAGE_SITE,
+    SERVERS_ENV,
     BackendCallError,
     BackendTrial,
     BackendUnavailable,
     McpBackend,
-    ServerProcess,
-    ServerSandbox,
     backend_timeout,
     check_site_for,
     host_site,
+    mcp_servers_dir,
     server_site,
 )
 from benchmark._model_check import check_model
@@ -61,14 +63,24 @@ from benchmark._redteam import (
 from benchmark._registry import (
     FAMILIES,
     FAMILY_GROUP,
+    FOLDERS_ENV,
     default_cycle_spec_path,
     family,
     family_for_env,
     family_origin,
+    folders_to_hand_on,
     full_cycle_spec_path,
     interface_version,
     serve,
     served_interface,
+    use_family_folders,
+)
+from benchmark._sandbox_types import (
+    ExternalServer,
+    GateSandbox,
+    SandboxFactory,
+    ServerProcess,
+    ServerSandbox,
 )
 from benchmark._secrets import REDACTED, mentions, scrub, secret_values
 from benchmark._task import Family, Planted, Task, VerifierResult, stable_int
@@ -81,9 +93,11 @@ __all__ = [
     "ENTRY_POINTS_ENV",
     "FAMILIES",
     "FAMILY_GROUP",
+    "FOLDERS_ENV",
     "IMAGE_SITE",
     "LIMIT_ENV",
     "REDACTED",
+    "SERVERS_ENV",
     "SHARE_ENV",
     "WIRE_FORMATS",
     "BackendCallError",
@@ -99,8 +113,11 @@ __all__ = [
     "CallUsage",
     "CriticalFlag",
     "ExpandedRequest",
+    "ExternalServer",
     "Family",
     "FamilyRedTeam",
+    "FolderFamily",
+    "GateSandbox",
     "Limits",
     "McpBackend",
     "ModelCall",
@@ -115,6 +132,7 @@ __all__ = [
     "RedTeamFailure",
     "RedTeamReport",
     "ReplayCall",
+    "SandboxFactory",
     "ServerProcess",
     "ServerSandbox",
     "Task",
@@ -139,13 +157,17 @@ __all__ = [
     "entry_points_to_hand_on",
     "expand",
     "family",
+    "family_folders",
     "family_for_env",
     "family_origin",
     "first_difference",
+    "folders_to_hand_on",
     "full_cycle_spec_path",
     "host_site",
     "interface_version",
+    "load_family_folder",
     "load_litellm",
+    "mcp_servers_dir",
     "mentions",
     "model_price",
     "openai_tool",
@@ -162,5 +184,6 @@ __all__ = [
     "stable_int",
     "tool_result",
     "usage_cost",
+    "use_family_folders",
     "wire_format",
 ]

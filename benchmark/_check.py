@@ -12,7 +12,8 @@ from conditions import CycleSpec
 
 def check_cycle_spec(spec: CycleSpec) -> None:
     """Raise BenchmarkError unless every family, environment, interface version, harness and
-    model the spec names exists, every interface applies to its environment's tools, and every
+    model the spec names exists, every interface applies to its environment's tools (and, for a
+    family written as a folder, the MCP servers its releases run are installed), and every
     harness can run here (a framework harness's environment is installed).
 
     Every model string goes through :func:`check_model`: a known provider and, for real
@@ -39,9 +40,11 @@ def check_cycle_spec(spec: CycleSpec) -> None:
                 "fix the catalogue entry",
             )
     for env, versions in cat.tool_interfaces.items():
-        family_for_env(env)
+        fam = family_for_env(env)
         for vid in versions:
-            serve(env, interface_version(env, vid, spec.interfaces))
+            version = interface_version(env, vid, spec.interfaces)
+            serve(env, version)
+            fam.external_server(version)  # a server command's installs are there (folders)
     for harness in cat.harnesses:
         usable_harness(harness)
     for m in cat.models:

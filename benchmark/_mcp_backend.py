@@ -19,21 +19,27 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import mcp
 from mcp import ClientSession, types
 
 from benchmark._mcp_mux import CONTROL, Mux
+from benchmark._sandbox_types import ExternalServer, ServerProcess, ServerSandbox
 from benchmark._task import Family
 from benchmark.errors import BenchmarkError
-from drift import unwrapped
+from drift import InterfaceVersion, list_all_tools, unwrapped
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 SERVER_FILE = Path(__file__).with_name("_mcp_server.py")
 MUX_FILE = Path(__file__).with_name("_mcp_mux.py")
+RELAY_FILE = Path(__file__).with_name("_mcp_relay.py")
+"""The per-trial server relay of folder families (an external server command per trial)."""
+SERVERS_ENV = "VWT_MCP_SERVERS"
+"""Environment variable: the directory of installed MCP servers (scripts/mcp-servers-setup.sh
+installs into the repository's ``.mcp-servers`` by default)."""
 SANDBOX_EXEC_FILE = Path(__file__).with_name("_sandbox_exec.py")
 """The standard-library command runner backends import, mounted beside the server (whose
 directory the server makes importable)."""
@@ -56,6 +62,15 @@ class BackendUnavailable(Exception):
 
 class BackendCallError(Exception):
     """A tool call came back as an MCP tool error (``isError``); the message is its text."""
+
+
+def mcp_servers_dir() -> Path:
+    """The directory of installed MCP servers: ``$VWT_MCP_SERVERS``, else the repository's
+    ``.mcp-servers`` (where ``scripts/mcp-servers-setup.sh`` installs them)."""
+    named = os.environ.get(SERVERS_ENV, "").strip()
+    if named:
+        return Path(named).resolve()
+    return Path(__file__).resolve().parent.parent / ".mcp-servers"
 
 
 def backend_timeout(environ: Mapping[str, str] | None = None) -> float:
@@ -144,56 +159,6 @@ def _last_error(lines: Sequence[str]) -> str:
     return (named or texts or [""])[-1]
 
 
-class ServerProcess(Protocol):
-    """The server's process as a sandbox's ``spawn`` gives it (``runner.SandboxProcess``;
-    an ``asyncio.subprocess.Process`` is one)."""
-
-    @property
-    def pid(self) -> int:
-        """Its process id."""
-
-    @property
-    def returncode(self) -> int | None:
-        """Its exit status once it has exited and was waited for, else None."""
-
-    @property
-    def stdin(self) -> Any:
-        """Its standard input (``write``, ``drain``, ``close``, ``is_closing``)."""
-
-    @property
-    def stdout(self) -> asyncio.StreamReader | None:
-        """Its standard output."""
-
-    @property
-    def stderr(self) -> asyncio.StreamReader | None:
-        """Its standard error."""
-
-    async def wait(self) -> int:
-        """Wait until it has exited; its exit status."""
-
-    def kill(self) -> None:
-        """SIGKILL it (ProcessLookupError where it has exited already)."""
-
-
-class ServerSandbox(Protocol):
-    """Where the server runs (a ``runner.Sandbox`` is one)."""
-
-    @property
-    def kind(self) -> str:
-        """Where the server finds the SDK (:func:`server_site`): "local" or "docker"."""
-
-    @property
-    def python(self) -> tuple[str, ...]:
-        """The interpreter that runs the server."""
-
-    @property
-    def user(self) -> tuple[int, int] | None:
-        """The (uid, gid) its processes run as, None for this process's own user."""
-
-    async def spawn(self, cmd: list[str]) -> ServerProcess:
-        """Start ``cmd`` with stdin, stdout and stderr pipes."""
-
-
 class McpBackend:
     """One family's MCP server for a batch of trials, in one sandbox.
 
@@ -218,28 +183,42 @@ class McpBackend:
 
     def __init__(
         self,
-        backend_file: Path,
+        backend_file: Path | None,
         tools: Sequence[Mapping[str, Any]],
         name: str = "backend",
         timeout: float | None = None,
+        *,
+        external: ExternalServer | None = None,
     ) -> None:
         """Prepare (not start) the server of the backend module ``backend_file`` (a
         ``Backend`` class and a ``BackendError``, standard library only) serving ``tools``
-        (MCP tool definitions); ``name`` names it in messages; ``timeout``: the silence
-        limit (default :func:`backend_timeout`)."""
+        (MCP tool definitions) — or, with ``external`` (and no backend file), the relay that
+        starts that server command per trial; ``name`` names it in messages; ``timeout``:
+        the silence limit (default :func:`backend_timeout`)."""
         self.name = name
         self.timeout = backend_timeout() if timeout is None else timeout
+        self.external = external
         self._dir = Path(tempfile.mkdtemp(prefix="vwt-mcp-"))
         self._cleanup = weakref.finalize(self, shutil.rmtree, self._dir, True)
         tools_file = self._dir / "tools.json"
         tools_file.write_text(json.dumps(list(tools)), encoding="utf-8")
         self._files = {
             "vwt/mcp_server.py": SERVER_FILE,
-            "vwt/backend.py": backend_file,
             "vwt/_sandbox_exec.py": SANDBOX_EXEC_FILE,
             "vwt/_mcp_mux.py": MUX_FILE,
             "vwt/tools.json": tools_file,
         }
+        self._dirs: dict[str, Path] = {}
+        if external is not None:
+            self._files["vwt/_mcp_relay.py"] = RELAY_FILE
+            self._files["vwt/external.json"] = self._external_config(external)
+            self._dirs[FAMILY_TARGET] = external.family_dir
+            if external.servers_dir is not None:
+                self._dirs[SERVERS_TARGET] = external.servers_dir
+        elif backend_file is not None:
+            self._files["vwt/backend.py"] = backend_file
+        else:
+            raise ValueError("McpBackend needs a backend file or an external server")
         self._proc: ServerProcess | None = None
         self._exited: asyncio.Future[int] | None = None
         self._stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
@@ -250,22 +229,49 @@ class McpBackend:
         self._closing = asyncio.Event()
         self._heard = 0
 
+    def _external_config(self, external: ExternalServer) -> Path:
+        config = self._dir / "external.json"
+        data = {
+            "command": list(external.command),
+            "places": {"family": FAMILY_TARGET, "servers": SERVERS_TARGET},
+            "verifier": list(external.verifier) if external.verifier else None,
+            "verifier_timeout_s": external.verifier_timeout_s,
+            "concurrency": external.concurrency,
+        }
+        config.write_text(json.dumps(data), encoding="utf-8")
+        return config
+
     @classmethod
-    def of(cls, family: Family, timeout: float | None = None) -> McpBackend:
-        """The server of ``family``'s canonical backend and tools."""
+    def of(
+        cls, family: Family, version: InterfaceVersion | None = None, timeout: float | None = None
+    ) -> McpBackend:
+        """The server of ``family``'s canonical backend and tools; for a family whose
+        environment is a server command (a folder family), the relay of the release that
+        ``version`` (default: the base) runs on."""
+        ext = family.external_server(version)
+        if ext is not None:
+            return cls(None, ext.tools, family.id, timeout, external=ext)
         tools = family.base_tools().to_mcp()
         return cls(family.backend_file(), tools, family.id, timeout)
 
     def mounts(self) -> list[tuple[Path, str, bool]]:
-        """(host path, sandbox path, read-only) of the files the server needs, all read-only."""
-        return [(host, target, True) for target, host in self._files.items()]
+        """(host path, sandbox path, read-only) of the files and directories the server
+        needs, all read-only."""
+        files = [(host, target, True) for target, host in self._files.items()]
+        return files + [(host, target, True) for target, host in self._dirs.items()]
 
     def argv(self, python: Sequence[str], site: str) -> list[str]:
         """The command that starts the server, run by ``python`` with the SDK in ``site``."""
+        serves = (
+            ("--external", "vwt/external.json")
+            if self.external is not None
+            else ("--backend", "vwt/backend.py")
+        )
         return [
             *python,
             "vwt/mcp_server.py",
-            *("--backend", "vwt/backend.py", "--tools", "vwt/tools.json", "--site", site),
+            *serves,
+            *("--tools", "vwt/tools.json", "--site", site),
         ]
 
     @property
@@ -302,6 +308,27 @@ class McpBackend:
         ready: asyncio.Future[ClientSession] = asyncio.get_running_loop().create_future()
         self._keeper = asyncio.ensure_future(self._keep(proc, ready))
         self._control = await self.guard(ready, "the control channel's start")
+        if self.external is not None:
+            await self._check_tools(self.external)
+
+    async def _check_tools(self, external: ExternalServer) -> None:
+        """Refuse (BenchmarkError) a server command whose tools are not the ones its release
+        declares: a first trial's server is asked for its ``tools/list``."""
+        async with self.trial({"files": {}, "dirs": []}) as probe:
+            listed = await self.guard(list_all_tools(probe.session), "tools/list")
+        served = {t.name: t.inputSchema for t in listed}
+        declared = {str(t["name"]): t.get("inputSchema") for t in external.tools}
+        if served == declared:
+            return
+        differ = sorted(
+            n for n in served.keys() | declared.keys() if served.get(n) != declared.get(n)
+        )
+        raise BenchmarkError(
+            f"the server of {external.release} ({self.name}) lists other tools than its tools "
+            f"file declares: {', '.join(differ[:5])} differ",
+            "write the tools file from the server's own tools/list (docs/folder-families.md), or "
+            "install the release the family names",
+        )
 
     async def _keep(self, proc: ServerProcess, ready: asyncio.Future[ClientSession]) -> None:
         """Hold the pipes' multiplexer and the control session until :meth:`close`, in a task
@@ -489,17 +516,27 @@ class BackendTrial:
         self.backend, self.token, self.session = backend, token, session
 
     async def call(self, tool: str, args: dict[str, Any] | None = None) -> Any:
-        """The JSON result of canonical tool ``tool``; BackendCallError on a tool error."""
+        """The JSON result of canonical tool ``tool`` (its text, where a server answers in
+        text); BackendCallError on a tool error."""
         call = self.session.call_tool(tool, args or {})
         result = await self.backend.guard(call, f"tools/call {tool!r}")
         text = "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
         if result.isError:
             raise BackendCallError(text)
-        return json.loads(text)
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
 
     async def dump(self) -> dict[str, Any]:
         """The trial's current backend state."""
         return await self.backend.dump(self.token)
+
+
+FAMILY_TARGET = "vwt/family"
+"""Where a folder family's folder is mounted in the sandbox ({family})."""
+SERVERS_TARGET = "vwt/servers"
+"""Where the installed MCP servers are mounted in the sandbox ({servers})."""
 
 
 _HTTP_LIMIT_S = 3600.0

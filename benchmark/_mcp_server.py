@@ -1,6 +1,6 @@
 """The MCP server of a family backend, run inside a sandbox (one process per batch of trials).
 
-Usage: ``python3 _mcp_server.py --backend FILE --tools FILE [--site DIR]``.
+Usage: ``python3 _mcp_server.py (--backend FILE | --external CONFIG) --tools FILE [--site DIR]``.
 
 Built on the official ``mcp`` SDK, it speaks MCP on its stdio, many sessions multiplexed over
 the one pipe (``_mcp_mux.py``: each line is ``CHANNEL JSON-RPC-MESSAGE``):
@@ -11,6 +11,11 @@ the one pipe (``_mcp_mux.py``: each line is ``CHANNEL JSON-RPC-MESSAGE``):
 - one **tool session** per open trial (its channel): the family's canonical tools
   (``tools/list``, ``tools/call``) on that trial's backend state, and nothing else. A tool
   session has no control tools and cannot address another channel.
+
+With ``--external`` a trial's tools are not a backend class's but those of a server command
+started per trial over its own state directory (a folder family's environment,
+``_mcp_relay.py``): ``open`` writes the state's files and starts the server, the trial's
+channel is relayed to it, ``dump`` reads the files back (and runs the verifier command).
 
 ``--site`` puts a directory holding the SDK and its dependencies on the import path (the
 interpreter may run isolated, ``-I -S``); modules next to this file (``_sandbox_exec.py`` and
@@ -99,7 +104,13 @@ async def _serve(args: argparse.Namespace) -> None:
     from mcp import types
     from mcp.server.lowlevel import Server
 
-    trials = _Trials(args.backend)
+    relay: Any = None
+    if args.external:
+        from _mcp_relay import Relay
+
+        with open(args.external, encoding="utf-8") as f:
+            relay = Relay(json.load(f), os.getcwd())
+    trials = _Trials(args.backend) if relay is None else None
     with open(args.tools, encoding="utf-8") as f:
         tools = [types.Tool.model_validate(t) for t in json.load(f)]
     control: Server[Any, Any] = Server("vwt-control")
@@ -113,9 +124,13 @@ async def _serve(args: argparse.Namespace) -> None:
     async with Mux(reader, writer, refuse=True) as mux, anyio.create_task_group() as tg:
 
         async def serve_trial(token: str, ready: anyio.Event) -> None:
-            server = _tool_server(tools, lambda name, a: trials.call(token, name, a))
             async with mux.channel(token) as (read, write):
                 ready.set()
+                if relay is not None:
+                    await relay.serve(token, read, write)
+                    return
+                assert trials is not None
+                server = _tool_server(tools, lambda name, a: trials.call(token, name, a))
                 await server.run(read, write, server.create_initialization_options())
 
         @control.list_tools()
@@ -131,28 +146,43 @@ async def _serve(args: argparse.Namespace) -> None:
         async def control_value(name: str, args: dict[str, Any]) -> dict[str, Any]:
             if name == "open":
                 token = secrets.token_hex(16)
-                trials.open[token] = trials.backend_cls(args["state"])
+                if relay is not None:
+                    await relay.start(token, args["state"])
+                else:
+                    assert trials is not None
+                    trials.open[token] = trials.backend_cls(args["state"])
                 ready = anyio.Event()
                 tg.start_soon(serve_trial, token, ready)
                 await ready.wait()  # the channel routes before the runner hears its name
                 return {"trial": token}
             if name == "dump":
+                if relay is not None:
+                    return {"state": await relay.dump(args["trial"])}
+                assert trials is not None
                 return {"state": trials.open[args["trial"]].dump()}
             if name == "close":
-                trials.open.pop(args["trial"], None)
                 mux.end(args["trial"])
+                if relay is not None:
+                    await relay.close(args["trial"])
+                else:
+                    assert trials is not None
+                    trials.open.pop(args["trial"], None)
                 return {}
             raise ValueError(f"unknown control tool {name!r}")
 
         async with mux.channel(CONTROL) as (read, write):
             await control.run(read, write, control.create_initialization_options())
+        if relay is not None:
+            await relay.close_all()
         tg.cancel_scope.cancel()
 
 
 def main() -> None:
     """Serve until stdin closes."""
     parser = argparse.ArgumentParser(description="MCP server of a vwt family backend")
-    parser.add_argument("--backend", required=True, help="the family's backend module")
+    serves = parser.add_mutually_exclusive_group(required=True)
+    serves.add_argument("--backend", help="the family's backend module")
+    serves.add_argument("--external", help="JSON config of a server command per trial")
     parser.add_argument("--tools", required=True, help="JSON list of the canonical MCP tools")
     parser.add_argument("--site", default=None, help="directory holding the mcp SDK")
     args = parser.parse_args()

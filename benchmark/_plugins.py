@@ -40,8 +40,12 @@ class PluginOrigin:
     """The entry point's object, ``module:attribute``; None for a plugin registered in code."""
     distribution: str | None = None
     """``name version`` of the distribution declaring the entry point, if known."""
+    folder: str | None = None
+    """The folder a plugin written as one was read from (a task family folder)."""
 
     def __str__(self) -> str:
+        if self.folder is not None:
+            return f"folder {self.folder}"
         if self.entry_point is None:
             return "registered in code"
         return f"{self.distribution or 'an unknown distribution'} ({self.entry_point})"
@@ -88,6 +92,7 @@ class Plugins(MutableMapping[str, T], Generic[T]):
         _GROUPS.setdefault(group, self)  # the first made for a group is the one handed on
         self._build = build
         self._registered: dict[str, T] = {}
+        self._origins: dict[str, PluginOrigin] = {}
         self._loaded: dict[str, T] = {}
         self._found: dict[str, list[EntryPoint]] | None = None
 
@@ -137,13 +142,21 @@ class Plugins(MutableMapping[str, T], Generic[T]):
         return self._load(ep)
 
     def __setitem__(self, name: str, plugin: T) -> None:
+        self.register(name, plugin, PluginOrigin())
+
+    def register(self, name: str, plugin: T, origin: PluginOrigin) -> None:
+        """Register ``plugin`` under ``name`` (it wins over an entry point of that name), and
+        say where it came from (``origin``: code, or the folder it was read from)."""
+        self._origins.pop(name, None)
         if self._loaded.get(name) is plugin:  # putting back what the entry point gave
             self._registered.pop(name, None)
         else:
             self._registered[name] = plugin
+            self._origins[name] = origin
 
     def __delitem__(self, name: str) -> None:
         del self._registered[name]  # an entry point's plugin stays: uninstall to remove it
+        self._origins.pop(name, None)
 
     def __contains__(self, name: object) -> bool:
         return name in self._registered or name in self._entry_points()
@@ -162,7 +175,7 @@ class Plugins(MutableMapping[str, T], Generic[T]):
     def origin(self, name: str) -> PluginOrigin:
         """Where the plugin ``name`` comes from (KeyError if there is none)."""
         if name in self._registered:
-            return PluginOrigin()
+            return self._origins.get(name, PluginOrigin())
         ep = self._entry_point(name)
         if ep is None:
             raise KeyError(name)

@@ -11,10 +11,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark._registry import FAMILIES, family
-from benchmark._task import Family, Task
+from benchmark._sandbox_types import SandboxFactory
+from benchmark._task import Family, Planted, Task
 from benchmark.errors import BenchmarkError
 from conditions import CycleSpec
-from drift import ToolCall, write_atomic
+from drift import write_atomic
 
 MIN_PLANTED_NAMES = 8
 """Distinct planted wrong answers a family needs over the checked tasks."""
@@ -77,49 +78,58 @@ class RedTeamReport(_Frozen):
         return [f for fam in self.families for f in fam.failures]
 
 
-def _verdict(fam: Family, task: Task, calls: Sequence[ToolCall]) -> tuple[bool | None, str]:
-    """(passed, reasons) of the verifier on the end state of ``calls``; (None, error) when the
-    end state cannot be computed."""
-    try:
-        result = fam.verify(task, fam.end_state(task, calls))
-    except Exception as e:  # a family's own error is the gate's finding
-        return None, f"{type(e).__name__}: {e}"
-    return result.passed, "; ".join(result.reasons)
+def _failures(
+    fam: Family, task: Task, planted: list[Planted], verdicts: list[tuple[bool | None, str]]
+) -> list[RedTeamFailure]:
+    """The failures of ``task``'s reference (the first verdict) and planted answers."""
 
+    def failure(name: str, problem: str) -> RedTeamFailure:
+        return RedTeamFailure(family=fam.id, task=task.id, planted=name, problem=problem)
 
-def _check_task(fam: Family, task: Task) -> tuple[list[RedTeamFailure], list[tuple[str, str]]]:
-    def failure(planted: str, problem: str) -> RedTeamFailure:
-        return RedTeamFailure(family=fam.id, task=task.id, planted=planted, problem=problem)
-
+    (passed, why), *rest = verdicts
     failures = []
-    passed, why = _verdict(fam, task, task.reference_calls)
     if passed is None:
         failures.append(failure(REFERENCE, f"cannot be applied ({why})"))
     elif not passed:
         failures.append(failure(REFERENCE, f"fails the verifier ({why})"))
-    planted = fam.planted(task)
-    for p in planted:
-        passed, why = _verdict(fam, task, p.calls)
+    for p, (passed, why) in zip(planted, rest, strict=True):
         if passed is None:
             failures.append(failure(p.name, f"cannot be applied ({why})"))
         elif passed:
-            failures.append(failure(p.name, "passes the verifier"))
-    return failures, [(p.name, p.check) for p in planted]
+            failures.append(failure(p.name, f"passes the verifier{why and f' ({why})'}"))
+    return failures
 
 
-def redteam_family(fam: Family, tasks: int = GATE_TASKS, cycle_seed: int = 0) -> FamilyRedTeam:
+def redteam_family(
+    fam: Family, tasks: int = GATE_TASKS, cycle_seed: int = 0, sandbox: SandboxFactory | None = None
+) -> FamilyRedTeam:
     """The gate for one family: the first ``tasks`` tasks of each evaluated split (sealed
-    splits drawn for ``cycle_seed``)."""
+    splits drawn for ``cycle_seed``; a split holding fewer, all of them). A family whose end
+    states exist only in a sandbox (a folder family) runs there, in ``sandbox(mounts)``; its
+    result is kept for the process (same folder content, tasks and seed: same result)."""
+    key = (fam.id, getattr(fam, "digest", None), tasks, cycle_seed)
+    if key[1] is not None and key in _SANDBOX_RESULTS:
+        return _SANDBOX_RESULTS[key]
     splits = tuple(s for s in fam.splits if s != fam.examples_split)
+    checked_tasks = [
+        task
+        for split in splits
+        for task in fam.tasks(split, min(tasks, fam.split_size(split) or tasks), cycle_seed)
+    ]
+    plants = {task.id: fam.planted(task) for task in checked_tasks}
+    answers = [
+        (task, calls)
+        for task in checked_tasks
+        for calls in [task.reference_calls, *(p.calls for p in plants[task.id])]
+    ]
+    verdicts = iter(fam.verdicts(answers, sandbox))
     failures: list[RedTeamFailure] = []
     planted: list[tuple[str, str]] = []
-    checked = 0
-    for split in splits:
-        for task in fam.tasks(split, tasks, cycle_seed):
-            found, named = _check_task(fam, task)
-            failures += found
-            planted += named
-            checked += 1
+    for task in checked_tasks:
+        mine = [next(verdicts) for _ in range(1 + len(plants[task.id]))]
+        failures += _failures(fam, task, plants[task.id], mine)
+        planted += [(p.name, p.check) for p in plants[task.id]]
+    checked = len(checked_tasks)
     names = sorted({n for n, _ in planted})
     if len(names) < MIN_PLANTED_NAMES:
         failures.append(
@@ -131,7 +141,7 @@ def redteam_family(fam: Family, tasks: int = GATE_TASKS, cycle_seed: int = 0) ->
                 f"gate needs at least {MIN_PLANTED_NAMES}",
             )
         )
-    return FamilyRedTeam(
+    result = FamilyRedTeam(
         family=fam.id,
         verifier_version=fam.verifier_version,
         splits=splits,
@@ -142,16 +152,28 @@ def redteam_family(fam: Family, tasks: int = GATE_TASKS, cycle_seed: int = 0) ->
         failures=tuple(failures),
         passed=not failures,
     )
+    if key[1] is not None:
+        _SANDBOX_RESULTS[key] = result
+    return result
+
+
+_SANDBOX_RESULTS: dict[tuple[str, str | None, int, int], FamilyRedTeam] = {}
+"""Gate results of folder families (by id, folder digest, tasks and seed): their answers run
+in a sandbox, and a cycle's phases and release ask for the same gate."""
 
 
 def redteam(
-    families: Sequence[str] | None = None, tasks: int = GATE_TASKS, cycle_seed: int = 0
+    families: Sequence[str] | None = None,
+    tasks: int = GATE_TASKS,
+    cycle_seed: int = 0,
+    sandbox: SandboxFactory | None = None,
 ) -> RedTeamReport:
-    """The red-team gate over ``families`` (ids; every built-in family when None): on the first
+    """The red-team gate over ``families`` (ids; every known family when None): on the first
     ``tasks`` tasks of each evaluated split, the reference calls pass the verifier and every
-    planted wrong answer fails it, and each family plants at least 8 distinct wrong answers."""
+    planted wrong answer fails it, and each family plants at least 8 distinct wrong answers.
+    Folder families run their answers in ``sandbox(mounts)``."""
     ids = sorted(FAMILIES) if families is None else sorted(set(families))
-    results = tuple(redteam_family(family(i), tasks, cycle_seed) for i in ids)
+    results = tuple(redteam_family(family(i), tasks, cycle_seed, sandbox) for i in ids)
     return RedTeamReport(
         tasks_per_split=tasks, families=results, passed=all(r.passed for r in results)
     )
@@ -178,9 +200,15 @@ def _cached(path: Path, key: str) -> RedTeamReport | None:
     return None
 
 
-def require_gate(spec: CycleSpec, action: str, cache: Path | None = None) -> RedTeamReport:
-    """The gate over the families ``spec`` uses, on the tasks its seed draws; raises
-    BenchmarkError naming the first failure (family, task, planted answer) unless it passes.
+def require_gate(
+    spec: CycleSpec,
+    action: str,
+    cache: Path | None = None,
+    sandbox: SandboxFactory | None = None,
+) -> RedTeamReport:
+    """The gate over the families ``spec`` uses, on the first :data:`GATE_TASKS` tasks of each
+    split its seed draws (folder families in ``sandbox(mounts)``); raises BenchmarkError naming
+    the first failure (family, task, planted answer) unless it passes.
 
     With ``cache`` (a file in the cycle's private operator folder), a passing result is kept
     there under a key of the seed, the size and every family's source digest
@@ -190,7 +218,7 @@ def require_gate(spec: CycleSpec, action: str, cache: Path | None = None) -> Red
     key = _gate_key(families, spec.seed, tasks)
     report = _cached(cache, key) if cache is not None else None
     if report is None or not report.passed:
-        report = redteam(families, tasks, cycle_seed=spec.seed)
+        report = redteam(families, tasks, spec.seed, sandbox=sandbox)
         if cache is not None and report.passed:
             body = {"v": 1, "key": key, "report": report.model_dump(mode="json")}
             write_atomic(cache, json.dumps(body).encode(), mode=0o600)

@@ -3,14 +3,19 @@ included, or registered in code — and interface versions by environment."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from importlib.resources import files
 from pathlib import Path
 
+from benchmark._folder_family import FolderFamily
+from benchmark._folder_load import family_folders, load_family_folder
 from benchmark._plugins import PluginOrigin, Plugins
 from benchmark._task import Family
 from benchmark.errors import BenchmarkError
 from benchmark.sim import KnowledgePack, use_family_packs
+from conditions import spec_family_folders
 from drift import DriftError, InterfaceVersion, ServedInterface
 
 FAMILY_GROUP = "vwt.families"
@@ -35,13 +40,91 @@ then entry points by name: the order in which sim packs break ties (a request fi
 packs equally)."""
 
 
+FOLDERS_ENV = "VWT_FAMILY_FOLDERS"
+"""Task family folders a process is handed by the one that started it (JSON, path → pinned
+digest): a Ray worker loads the folder families its driver uses from them."""
+
+_FOLDERS: dict[str, FolderFamily] = {}
+"""The folder families this process loaded, by folder path."""
+
+
+def use_family_folders(
+    paths: Iterable[Path], pins: Mapping[str, str] | None = None
+) -> list[Family]:
+    """Load the task families in the folders ``paths`` name (a family folder, or a folder of
+    them) and register them (``FAMILIES``, origin: the folder). ``pins`` (path → digest)
+    refuses a folder whose content is not the pinned one. A folder family whose id another
+    family has already is refused."""
+    out: list[Family] = []
+    for given in paths:
+        for folder in family_folders(Path(given)):
+            path = str(folder.resolve())
+            out.append(_use_folder(path, (pins or {}).get(path)))
+    return out
+
+
+def _use_folder(path: str, pin: str | None) -> FolderFamily:
+    known = _FOLDERS.get(path)
+    if known is not None and (pin is None or known.digest == pin):
+        return known
+    fam = load_family_folder(Path(path), pin)
+    if fam.id in FAMILIES and FAMILIES.origin(fam.id).folder != path:
+        raise BenchmarkError(
+            f"the family id {fam.id!r} of the folder {path} is taken by the family from "
+            f"{FAMILIES.origin(fam.id)}",
+            "give the folder family another id (family.yaml: id)",
+        )
+    FAMILIES.register(fam.id, fam, PluginOrigin(folder=path))
+    _FOLDERS[path] = fam
+    return fam
+
+
+def _handed_folders() -> dict[str, str]:
+    raw = os.environ.get(FOLDERS_ENV, "").strip()
+    try:
+        handed = json.loads(raw) if raw else {}
+        if isinstance(handed, dict) and all(isinstance(v, str) for v in handed.values()):
+            return {str(k): v for k, v in handed.items()}
+    except ValueError:
+        pass
+    raise BenchmarkError(
+        f"{FOLDERS_ENV} is not a JSON object of folder paths to digests",
+        f"unset {FOLDERS_ENV}: vwt sets it for the processes it starts",
+    )
+
+
+def _resolve_folders() -> list[BenchmarkError]:
+    """Load the family folders this process was told of and has not loaded: those of the
+    cycle specs it made, and those its starter handed on. The folders that cannot be loaded
+    (gone, changed since pinned, malformed): their errors, for the lookup that needed them."""
+    errors = []
+    for path, digest in {**_handed_folders(), **spec_family_folders()}.items():
+        known = _FOLDERS.get(path)
+        if known is None or known.digest != digest:
+            try:
+                _use_folder(path, digest)
+            except BenchmarkError as e:
+                errors.append(e)
+    return errors
+
+
+def folders_to_hand_on() -> str:
+    """The folder families of this process, as ``FOLDERS_ENV`` holds them."""
+    return json.dumps({path: fam.digest for path, fam in sorted(_FOLDERS.items())})
+
+
 def family(family_id: str) -> Family:
-    """The family ``family_id``."""
+    """The family ``family_id``: installed, registered in code, or read from a folder a cycle
+    spec names (or ``use_family_folders`` loaded)."""
+    errors = _resolve_folders() if family_id not in FAMILIES else []
     if family_id not in FAMILIES:
+        if errors:  # the family is likely in a folder that could not be loaded: say why
+            raise errors[0]
         raise BenchmarkError(
             f"unknown task family {family_id!r}",
             f"families: {', '.join(sorted(FAMILIES))}; others are installed as packages "
-            f"declaring a {FAMILY_GROUP!r} entry point (docs/plugins.md)",
+            f"declaring a {FAMILY_GROUP!r} entry point (docs/plugins.md), or written as folders "
+            "(--families DIR, docs/folder-families.md)",
         )
     return FAMILIES[family_id]
 
@@ -64,9 +147,15 @@ use_family_packs(_family_packs)  # the sim knows the families in play, in their 
 
 def family_for_env(env_id: str) -> Family:
     """The family whose environment is ``env_id``."""
-    for f in FAMILIES.values():
-        if f.env_id == env_id:
-            return f
+    errors: list[BenchmarkError] = []
+    for attempt in range(2):
+        if attempt:
+            errors = _resolve_folders()
+        for f in FAMILIES.values():
+            if f.env_id == env_id:
+                return f
+    if errors:
+        raise errors[0]
     raise BenchmarkError(f"no built-in environment {env_id!r}")
 
 
@@ -98,7 +187,7 @@ def served_interface(
 def serve(env_id: str, version: InterfaceVersion) -> ServedInterface:
     """``version`` made concrete over ``env_id``'s base tools (its operators must apply)."""
     try:
-        return ServedInterface(family_for_env(env_id).base_tools(), version)
+        return ServedInterface(family_for_env(env_id).base_tools_for(version), version)
     except DriftError as e:
         raise BenchmarkError(
             f"interface {version.id!r} does not apply to {env_id!r}'s tools: {e}",

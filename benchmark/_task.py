@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from drift import InterfaceVersion, ToolCall, ToolSet
 
 if TYPE_CHECKING:
+    from benchmark._sandbox_types import ExternalServer, GateSandbox
     from benchmark.sim._pack import KnowledgePack
 
 
@@ -126,6 +127,39 @@ class Family(ABC):
             h.update(f"\x1e{f.name}\x1f".encode())
             h.update(f.read_bytes())
         return h.hexdigest()
+
+    def split_size(self, split: str) -> int | None:
+        """How many tasks ``split`` holds; None for a generator without a bound."""
+        return None
+
+    def base_tools_for(self, version: InterfaceVersion) -> ToolSet:
+        """The canonical tools ``version`` is served over: the base tools, unless the family
+        has releases of its own (a folder family on two released versions of a server)."""
+        return self.base_tools()
+
+    def external_server(self, version: InterfaceVersion | None) -> ExternalServer | None:
+        """The server command that serves ``version`` (None: the base) per trial, for a family
+        whose environment is one (a folder family); None for a standard-library backend."""
+        return None
+
+    def verdicts(
+        self,
+        answers: Sequence[tuple[Task, Sequence[ToolCall]]],
+        sandbox: Callable[[list[tuple[Path, str, bool]]], GateSandbox] | None,
+    ) -> list[tuple[bool | None, str]]:
+        """For the red-team gate: per (task, canonical calls), whether the verifier passes the
+        end state of the calls applied to the task's initial state, with its reasons — or
+        (None, why) when the calls cannot be applied. In-process by default; a family whose
+        end states exist only in a sandbox runs them in one that ``sandbox(mounts)`` makes."""
+        out: list[tuple[bool | None, str]] = []
+        for task, calls in answers:
+            try:
+                result = self.verify(task, self.end_state(task, calls))
+            except Exception as e:  # a family's own error is the gate's finding
+                out.append((None, f"{type(e).__name__}: {e}"))
+                continue
+            out.append((result.passed, "; ".join(result.reasons)))
+        return out
 
     def sim_pack(self) -> KnowledgePack | None:
         """What sim models know about this family (None: they do not recognise its tasks)."""

@@ -22,9 +22,13 @@ from conditions._spec import (
     CatalogueModel,
     CycleSpec,
     Evaluation,
+    FamilyFolder,
     FamilyRoles,
     ModelEndpoint,
     fresh_seed,
+    parse_yaml,
+    read_family_folder,
+    spec_family_folders,
 )
 from conditions._state import NEXT_STEP, CycleState
 from conditions._targets import (
@@ -64,6 +68,7 @@ __all__ = [
     "CycleSpec",
     "CycleState",
     "Evaluation",
+    "FamilyFolder",
     "FamilyRoles",
     "GenerationManifest",
     "Leaf",
@@ -88,7 +93,10 @@ __all__ = [
     "inclusion_proof",
     "keyed_condition_id",
     "merkle_root",
+    "parse_yaml",
     "plan_targets",
+    "read_family_folder",
+    "spec_family_folders",
     "verify_commitment",
     "verify_commitment_and_reveal",
     "verify_inclusion",

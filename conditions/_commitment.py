@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from conditions._condition import Condition, keyed_condition_id
 from conditions._merkle import merkle_root
@@ -54,6 +54,19 @@ class CommittedFamilies(Wire):
 
     development: list[str] = Field(min_length=1, description="Development families, sorted.")
     held_out: list[str] = Field(description="Held-out families, sorted.")
+    folders: list[Hex32] = Field(
+        default_factory=list,
+        description="Digests (drift.folder_digest) of the task families written as folders, "
+        "sorted; absent when none: the families' content, fixed at commit.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_empty_folders(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # commitments of cycles without folder families keep the form (and signature) they had
+        data: dict[str, Any] = handler(self)
+        if not data.get("folders"):
+            data.pop("folders", None)
+        return data
 
     def all(self) -> set[str]:
         """Every committed family id."""

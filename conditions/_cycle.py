@@ -416,7 +416,9 @@ class Cycle:
                 tasks_per_split=evaluation.tasks_per_split, k=evaluation.k
             ),
             families=CommittedFamilies(
-                development=sorted(roles.development), held_out=sorted(roles.held_out)
+                development=sorted(roles.development),
+                held_out=sorted(roles.held_out),
+                folders=sorted({f.digest for f in roles.folders}),
             ),
             sign=lambda data: b64(self.sign(data)),
         )

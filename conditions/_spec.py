@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Sequence
 from datetime import datetime
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -21,7 +22,15 @@ from conditions._wire import (
     sha256_hex,
 )
 from conditions.errors import ConditionsError
-from drift import DriftError, InterfaceVersion, capped_bytes, load_version_file
+from drift import (
+    DriftError,
+    FolderProblem,
+    InterfaceVersion,
+    capped_bytes,
+    folder_digest,
+    load_version_file,
+    read_folder,
+)
 
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 
@@ -136,6 +145,21 @@ class ModelEndpoint(_Spec):
     )
 
 
+class FamilyFolder(_Spec):
+    """A task family written as a folder (``family.yaml``, tasks as JSON lines, docs/
+    folder-families.md), pinned by the digest of its content when the spec was loaded: a
+    folder changed since is refused wherever the cycle uses it, and the digest is committed."""
+
+    path: str = Field(
+        min_length=1, pattern=r"^/", description="Absolute path of the family's folder."
+    )
+    digest: str = Field(
+        pattern=r"^[0-9a-f]{64}$",
+        description="SHA-256 of the folder's content (drift.folder_digest) when the spec was "
+        "loaded.",
+    )
+
+
 class FamilyRoles(_Spec):
     """Which task families submissions are developed on and which only targets use.
 
@@ -147,6 +171,12 @@ class FamilyRoles(_Spec):
     )
     held_out: list[str] = Field(
         default_factory=list, description="Families only target conditions use."
+    )
+    folders: tuple[FamilyFolder, ...] = Field(
+        default=(),
+        description="Task families written as folders that the cycle uses besides the "
+        "installed ones (in a file: each entry the folder's path, relative to the spec; loading "
+        "the spec pins its digest). Their digests are committed.",
     )
 
     @model_validator(mode="after")
@@ -185,6 +215,16 @@ class Adaptation(_Spec):
         ge=1,
         description="Tasks of each target family's adaptation split an adaptation may read.",
     )
+
+
+_SPEC_FOLDERS: dict[str, str] = {}
+
+
+def spec_family_folders() -> dict[str, str]:
+    """Path → pinned digest of the task family folders of every cycle spec made in this
+    process (loaded from a file or from a cycle's record): ``benchmark`` finds the families
+    a spec uses there, besides the installed ones."""
+    return dict(_SPEC_FOLDERS)
 
 
 PUBLIC_SEEDS = frozenset({20261201})
@@ -230,6 +270,10 @@ class CycleSpec(_Spec):
         "environment variable holds its key, e.g. {'openai/qwen-7b': {api_base: "
         "'http://gpu1:8000/v1', api_key_env: 'GPU1_KEY'}}.",
     )
+
+    def model_post_init(self, __context: Any) -> None:
+        for folder in self.families.folders if self.families is not None else ():
+            _SPEC_FOLDERS[folder.path] = folder.digest
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
@@ -280,6 +324,29 @@ class CycleSpec(_Spec):
         held = sorted(self.catalogue.family_ids() - set(dev))
         return FamilyRoles(development=dev, held_out=held)
 
+    def with_family_folders(self, folders: Sequence[Path]) -> CycleSpec:
+        """This spec with the task family folders ``folders`` added to ``families.folders``,
+        each pinned by the digest of its content now (the roles the spec implies are written
+        out when it declares none)."""
+        roles = self.family_roles
+        known = {f.path for f in roles.folders}
+        added = [
+            FamilyFolder(
+                path=str(p.resolve()), digest=folder_digest(read_family_folder(p.resolve()))
+            )
+            for p in folders
+            if str(p.resolve()) not in known
+        ]
+        data = self.model_dump(mode="json")
+        data["families"] = {
+            **roles.model_dump(mode="json"),
+            "folders": [
+                *roles.model_dump(mode="json")["folders"],
+                *(f.model_dump() for f in added),
+            ],
+        }
+        return CycleSpec.model_validate(data)
+
     @classmethod
     def load(cls, path: Path | Traversable, *, seed_if_missing: int | None = None) -> CycleSpec:
         """Read a spec from a .json file, or YAML otherwise; raise ConditionsError if invalid.
@@ -295,6 +362,7 @@ class CycleSpec(_Spec):
             data = _load_yaml(text, path)
         if isinstance(path, Path) and isinstance(data, dict):
             data = {**data, "interfaces": _inline_interfaces(data.get("interfaces"), path.parent)}
+            data = _pin_folders(data, path.parent)
         if seed_if_missing is not None and isinstance(data, dict) and "seed" not in data:
             data = {**data, "seed": seed_if_missing}
         try:
@@ -349,12 +417,19 @@ class _BoundedLoader(yaml.SafeLoader):
 
 
 def _load_yaml(text: str, path: Path | Traversable) -> Any:
+    return parse_yaml(text, f"cycle spec {path}")
+
+
+def parse_yaml(text: str, what: str) -> Any:
+    """The value of the YAML document ``text``, safe-loaded (plain data only), without aliases
+    and nested at most :data:`~conditions._wire.MAX_DEPTH` levels; ConditionsError ``<what>
+    does not parse: <problem at line, column>`` otherwise."""
     loader = _BoundedLoader(text)
     try:
         return loader.get_single_data()
     except yaml.YAMLError as e:
         raise ConditionsError(
-            f"cycle spec {path} does not parse: {_yaml_problem(e)}", "fix the YAML syntax"
+            f"{what} does not parse: {_yaml_problem(e)}", "fix the YAML syntax"
         ) from None
     finally:
         loader.dispose()
@@ -385,3 +460,45 @@ def _inline_interfaces(entries: Any, root: Path) -> Any:
         except DriftError as e:
             raise ConditionsError(f"cycle spec interface {entry!r}: {e}", e.hint) from None
     return out
+
+
+MAX_FOLDER_FILES = 2000
+"""Files a task family's folder holds at most."""
+MAX_FOLDER_FILE_BYTES = 4 * 1024 * 1024
+"""Largest file in a task family's folder."""
+MAX_FOLDER_BYTES = 32 * 1024 * 1024
+"""Largest total size of a task family's folder."""
+
+
+def read_family_folder(path: Path) -> dict[str, bytes]:
+    """The files of a task family's folder (``drift.read_folder`` under the folder limits);
+    ConditionsError naming the folder and the file that breaks a rule."""
+    try:
+        return read_folder(
+            path,
+            max_files=MAX_FOLDER_FILES,
+            max_file_bytes=MAX_FOLDER_FILE_BYTES,
+            max_total=MAX_FOLDER_BYTES,
+        )
+    except (FolderProblem, OSError) as e:
+        raise ConditionsError(
+            f"task family folder {path}: {e}",
+            "a family folder holds regular files and folders only, within the limits of "
+            "docs/folder-families.md",
+        ) from None
+
+
+def _pin_folders(data: dict[str, Any], root: Path) -> dict[str, Any]:
+    """``data`` with each family folder given as a path replaced by ``{path, digest}``: the
+    absolute path (relative ones are read from ``root``) and the digest of its content now."""
+    roles = data.get("families")
+    if not isinstance(roles, dict) or not isinstance(roles.get("folders"), list):
+        return data
+    pinned = []
+    for entry in roles["folders"]:
+        if isinstance(entry, str):
+            folder = (root / entry).resolve()
+            digest = folder_digest(read_family_folder(folder))
+            entry = {"path": str(folder), "digest": digest}
+        pinned.append(entry)
+    return {**data, "families": {**roles, "folders": pinned}}

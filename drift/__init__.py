@@ -2,7 +2,15 @@
 
 from drift._conventions import UNITS, Convention, convert, read_convention, read_stated, unit_in
 from drift._diff import classify
-from drift._files import capped_bytes, create_private_file, deeper_than, write_atomic
+from drift._files import (
+    FolderProblem,
+    capped_bytes,
+    create_private_file,
+    deeper_than,
+    folder_digest,
+    read_folder,
+    write_atomic,
+)
 from drift._generate import (
     KINDS,
     GenerateConfig,
@@ -76,6 +84,7 @@ __all__ = [
     "EnumMeaningChange",
     "FilterSemantics",
     "Flatten",
+    "FolderProblem",
     "FormatDefault",
     "FractionPercent",
     "GenerateConfig",
@@ -118,6 +127,7 @@ __all__ = [
     "deeper_than",
     "find_yardstick",
     "flagged",
+    "folder_digest",
     "generate",
     "half_of",
     "list_all_tools",
@@ -129,6 +139,7 @@ __all__ = [
     "parse_tool_list",
     "read_base",
     "read_convention",
+    "read_folder",
     "read_stated",
     "run_stdio_proxy",
     "score",

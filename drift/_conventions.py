@@ -4,7 +4,8 @@ The changing operators write these conventions into descriptions (a unit, a scal
 convention, a time zone, swapped enum meanings, a default, the kind of identifier taken); this
 module reads them back, for anyone who acts on a served schema — the sim models among them.
 It also reads where positions start counting, which no operator writes (index_base is
-schema-silent) but an artifact may state. One registry of units serves both directions.
+schema-silent) but an artifact may state, and how a search pattern matches (a glob, or part of
+a name), as real servers' descriptions state it. One registry of units serves both directions.
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ _ZONE = re.compile(r"\bUTC([+-]\d{2}:\d{2})?(?![\w+-])|\bGMT\b")
 _SWAP = re.compile(r"'([^']+)' now means what '([^']+)' meant")
 _DEFAULT = re.compile(r"\bdefaults? (?:is |to )?(true|false)\b|\bdefault:? ?(true|false)\b", re.I)
 _TAKES = re.compile(r"\btakes the ([\w -]+?), not the ([\w -]+?)[.;]", re.IGNORECASE)
+_GLOB = re.compile(r"\bglob(?:-style)?\b|\*\*/\*", re.IGNORECASE)
+_SUBSTRING = re.compile(
+    r"\bpartial (?:names?|matches?)\b|\bsubstrings?\b|\bpart of (?:a|the|its) (?:file )?name\b",
+    re.IGNORECASE,
+)
 _BASE = re.compile(
     r"\b(?:counted|numbered|indexed|counting|numbering|starts?|starting) (?:from|at) "
     r"(0|1|zero|one)\b|\b(0|1|zero|one)-(?:based|indexed)\b",
@@ -77,11 +83,12 @@ class Convention:
     takes: str | None = None  # kind of identifier taken, e.g. "internal key"
     not_takes: str | None = None
     base: int | None = None  # where positions start counting: 0 or 1
+    match: str | None = None  # how a pattern matches: "glob" or "substring" (part of a name)
 
     def differs(self, other: Convention) -> list[str]:
         """Names of the aspects both state and state differently."""
         out = []
-        for name in ("unit", "scale", "positive", "zone", "default", "takes", "base"):
+        for name in ("unit", "scale", "positive", "zone", "default", "takes", "base", "match"):
             mine, theirs = getattr(self, name), getattr(other, name)
             if mine is not None and theirs is not None and mine != theirs:
                 out.append(name)
@@ -139,6 +146,7 @@ def _read(name: str, desc: str, default: Any, maximum: Any) -> Convention:
         takes=takes.group(1).lower() if takes else None,
         not_takes=takes.group(2).lower() if takes else None,
         base=None if base is None else int(base in ("1", "one")),
+        match="glob" if _GLOB.search(desc) else "substring" if _SUBSTRING.search(desc) else None,
     )
 
 

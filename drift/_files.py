@@ -8,6 +8,7 @@ words its own error.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import tempfile
@@ -89,3 +90,62 @@ def create_private_file(path: Path) -> None:
         os.fchmod(fd, 0o600)
     finally:
         os.close(fd)
+
+
+class FolderProblem(Exception):
+    """Why a folder cannot be read as untrusted input (:func:`read_folder`): the message names
+    the path inside the folder and the rule it breaks."""
+
+
+def read_folder(
+    root: Path, *, max_files: int, max_file_bytes: int, max_total: int, max_depth: int = 16
+) -> dict[str, bytes]:
+    """Every file under the directory ``root``, by its path relative to it (POSIX form), read
+    once and bounded: regular files and directories only (a link, even one that stays inside,
+    a device or a FIFO is refused without being followed or opened), at most ``max_files``
+    files of at most ``max_file_bytes`` each and ``max_total`` in all, nested at most
+    ``max_depth`` levels, names printable UTF-8 without a backslash. Raises
+    :class:`FolderProblem` naming the offending path."""
+    if root.is_symlink() or not root.is_dir():
+        raise FolderProblem(f"{root} is not a directory")
+    files: dict[str, bytes] = {}
+    total = 0
+    stack: list[tuple[Path, str, int]] = [(root, "", 0)]
+    while stack:
+        here, prefix, depth = stack.pop()
+        if depth > max_depth:
+            raise FolderProblem(f"{prefix.rstrip('/')}: nested deeper than {max_depth} levels")
+        with os.scandir(here) as entries:
+            found = sorted(entries, key=lambda e: e.name)
+        for entry in found:
+            rel = prefix + entry.name
+            if not entry.name.isprintable() or "\\" in entry.name:
+                raise FolderProblem(f"{rel!r}: a name must be printable and have no backslash")
+            if entry.is_symlink():
+                raise FolderProblem(f"{rel}: is a link (only regular files and folders count)")
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((Path(entry.path), rel + "/", depth + 1))
+                continue
+            if not entry.is_file(follow_symlinks=False):
+                raise FolderProblem(f"{rel}: is not a regular file")
+            if len(files) >= max_files:
+                raise FolderProblem(f"{rel}: more than {max_files} files")
+            data, problem = capped_bytes(Path(entry.path), max_file_bytes)
+            if problem is not None:
+                raise FolderProblem(f"{rel}: {problem}")
+            total += len(data)
+            if total > max_total:
+                raise FolderProblem(f"{rel}: the files add up to more than {max_total:,} bytes")
+            files[rel] = data
+    return dict(sorted(files.items()))
+
+
+def folder_digest(files: dict[str, bytes]) -> str:
+    """SHA-256 (hex) of a folder's content as :func:`read_folder` gives it: of one line
+    ``<sha256 of the file>  <path>`` per file (two spaces, as ``sha256sum`` prints), sorted by
+    path, each ending in a newline. In a shell: ``cd DIR && find . -type f -printf '%P\\0' |
+    LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum``."""
+    listing = "".join(
+        f"{hashlib.sha256(data).hexdigest()}  {path}\n" for path, data in sorted(files.items())
+    )
+    return hashlib.sha256(listing.encode()).hexdigest()

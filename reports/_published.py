@@ -72,7 +72,7 @@ def version_file_bytes(version: InterfaceVersion) -> bytes:
     """``version`` as a full version file (``vwt drift generate``'s format), as published."""
     try:
         served = serve(version.env, version)
-        base = family_for_env(version.env).base_tools()
+        base = family_for_env(version.env).base_tools_for(version)
     except BenchmarkError as e:
         raise ReportError(f"released interface {version.id!r}: {e}", REPUBLISH) from None
     vf = VersionFile(

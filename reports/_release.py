@@ -42,7 +42,14 @@ from reports._summary import (
     window_overrides,
 )
 from reports.errors import ReportError
-from runner import TrialRecord, checked_rows, cycle_store, latest, phase_accounting
+from runner import (
+    TrialRecord,
+    checked_rows,
+    cycle_store,
+    gate_sandboxes,
+    latest,
+    phase_accounting,
+)
 from submissions import SUBMISSION_EVENT, BundleStore
 
 RELEASE_FILE = "release.json"
@@ -270,7 +277,7 @@ def build_release(cycle: Cycle, *, accept_invalid: bool = False) -> Path:
     """
     cycle.require_state(CycleState.revealed, CycleState.released, action="build the release")
     _require_committed_size(cycle)
-    gate = require_gate(cycle.spec, "the release", cycle.paths.redteam)
+    gate = require_gate(cycle.spec, "the release", cycle.paths.redteam, gate_sandboxes())
     store = cycle_store(cycle)
     rows = {p: checked_rows(cycle, store, p, pinned_only=True)[0] for p in RELEASED_PHASES}
     by_phase = {p: latest(rows[p]) for p in RELEASED_PHASES}

@@ -59,7 +59,13 @@ from runner._replay import (
     replay_trials,
     sample_records,
 )
-from runner._sandbox import SandboxKind, make_sandbox, resolve_sandbox_kind
+from runner._sandbox import (
+    FOLDER_CODE,
+    SandboxKind,
+    gate_sandboxes,
+    make_sandbox,
+    resolve_sandbox_kind,
+)
 from runner._sandbox_base import (
     NOBODY,
     ExecResult,
@@ -83,6 +89,7 @@ __all__ = [
     "DEV_CONDITIONS",
     "DEV_STORES",
     "EXECUTOR_ENV",
+    "FOLDER_CODE",
     "LOCK_NAME",
     "MAX_ATTEMPTS",
     "NOBODY",
@@ -133,6 +140,7 @@ __all__ = [
     "estimate_cost",
     "evaluation_conditions",
     "execute",
+    "gate_sandboxes",
     "home_lock",
     "invalid_trials_error",
     "last_pin",

@@ -70,11 +70,19 @@ def dev_condition(
     model: str | None = None,
     endpoint: ModelEndpoint | None = None,
     harness: str | None = None,
+    family_id: str | None = None,
 ) -> Condition:
     """``source`` on its family's public dev split, with ``model`` (a litellm string) if given
     (checked with its ``endpoint``, when the spec gives it one), under ``harness`` if given
-    (any installed harness that can run here)."""
+    (any installed harness that can run here) — or on the dev split of the family
+    ``family_id`` (e.g. one read from a folder), its environment at the source's interface
+    version if the source names one, else at the family's base version."""
     data = source.model_dump()
+    if family_id is not None:
+        fam = family(family_id)
+        data["task_family"] = {"family": fam.id, "split": DEV_SPLIT}
+        if fam.env_id not in data["tool_interface"]:
+            data["tool_interface"][fam.env_id] = next(iter(fam.interface_versions()))
     data["task_family"]["split"] = DEV_SPLIT
     if harness is not None:
         data["harness"] = usable_harness(harness).id
@@ -129,9 +137,11 @@ def run_dev(
     max_attempts: int = MAX_ATTEMPTS,
     progress: Progress | None = None,
     cache: bool = False,
+    family_id: str | None = None,
 ) -> DevRun:
     """Run ``bundle`` and the baseline on the dev split of ``spec``'s source condition (with
-    ``model`` and under ``harness`` instead of the source's, when given).
+    ``model`` and under ``harness`` instead of the source's, when given; of the family
+    ``family_id`` instead of the source's, if given).
 
     Trials with a valid record are not repeated, so a second run, or a run of an edited
     bundle, only runs what is missing or invalid (the baseline is shared); invalid trials are
@@ -140,7 +150,9 @@ def run_dev(
     accounting, and ``execution.first_invalid`` says why. With ``cache``, requests whose
     replies the dev store holds are answered from it.
     """
-    condition = dev_condition(spec.source, model, spec.endpoints.get(model or ""), harness)
+    condition = dev_condition(
+        spec.source, model, spec.endpoints.get(model or ""), harness, family_id
+    )
     for fam in map(family, condition.task_family.families):
         if DEV_SPLIT not in fam.splits:
             raise RunnerError(

@@ -15,18 +15,22 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark import (
     ENTRY_POINTS_ENV,
+    FOLDERS_ENV,
     CachedReply,
     CacheEntry,
+    FolderFamily,
     ModelPolicy,
     backend_timeout,
     entry_points_to_hand_on,
+    family,
+    folders_to_hand_on,
     require_endpoint_keys,
 )
 from benchmark._seeds import request_seed
 from runner._accounting import INVALID
 from runner._ray import ADDRESS_ENV, start_ray
 from runner._records import Batch, TrialRecord
-from runner._sandbox import SandboxKind, resolve_sandbox_kind
+from runner._sandbox import FOLDER_CODE, SandboxKind, resolve_sandbox_kind
 from runner._sandbox_engine import remove_stale_sandboxes
 from runner._store import TrialStore
 from runner._streams import LocalStreams, RayStreams, Streams
@@ -113,10 +117,21 @@ def _executor(todo: list[Batch], total: int, forward: tuple[str, ...]) -> Stream
     if choice == "local" or (choice == "auto" and not clustered and total <= LOCAL_MAX_TRIALS):
         return LocalStreams(stream_batch, min(len(todo), os.cpu_count() or 1))
     # a cluster's nodes get vwt's code from Ray but not its installed metadata: the families
-    # (entry points) go with the code
+    # (entry points, and folders with their pinned digests) go with the code
     os.environ[ENTRY_POINTS_ENV] = entry_points_to_hand_on()
-    start_ray(forward=(*forward, ENTRY_POINTS_ENV))
+    os.environ[FOLDERS_ENV] = folders_to_hand_on()
+    start_ray(forward=(*forward, ENTRY_POINTS_ENV, FOLDERS_ENV))
     return RayStreams(stream_batch)
+
+
+def _untrusted(batches: list[Batch], sealed: bool) -> str | None:
+    """What of ``batches`` must not run outside Docker unless asked for by name: sealed runs
+    (every submitter's artifacts), and a folder family's server and verifier commands."""
+    if sealed:
+        return "sealed runs"
+    if any(isinstance(family(b.family), FolderFamily) for b in batches):
+        return FOLDER_CODE
+    return None
 
 
 class RunInterrupted(RunnerError):
@@ -169,7 +184,7 @@ def execute(
         return result
     if progress:
         progress(0, total)
-    kind = resolve_sandbox_kind(sandbox, untrusted="sealed runs" if sealed else None)
+    kind = resolve_sandbox_kind(sandbox, untrusted=_untrusted(todo, sealed))
     if kind is SandboxKind.docker:
         remove_stale_sandboxes()
     run = _Run(store, result, max_attempts, progress, total, cache)

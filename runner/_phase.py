@@ -13,6 +13,7 @@ from runner._lock import home_lock
 from runner._pin import PIN_FIELD, checked_records, checked_rows, cycle_store, pin_phase
 from runner._plan import plan_phase
 from runner._records import Batch, TrialRecord
+from runner._sandbox import gate_sandboxes
 from runner._store import TrialStore
 from runner.errors import RunnerError
 from submissions import Bundle, BundleStore, submitted_bundles
@@ -172,9 +173,9 @@ def run_phase(
     """
     state = _state(phase)
     check_evaluation_size(cycle.spec, tasks_per_split, k)
-    gate = require_gate(cycle.spec, f"the {phase} evaluation", cycle.paths.redteam).model_dump(
-        mode="json"
-    )
+    gate = require_gate(
+        cycle.spec, f"the {phase} evaluation", cycle.paths.redteam, gate_sandboxes(sandbox)
+    ).model_dump(mode="json")
     with home_lock(cycle.home):
         cycle.require_state(state, action=f"run the {phase} evaluation")
         check_cycle_spec(cycle.spec)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from enum import StrEnum
+from pathlib import Path
 
+from benchmark import SandboxFactory
 from runner._sandbox_base import Mount, Sandbox
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import docker_status
@@ -13,6 +15,8 @@ from runner._sandbox_local import LocalSandbox
 from runner.errors import RunnerError
 
 _SETUP_HINT = "run `make sandbox` (as root) to install the engine and build the image"
+FOLDER_CODE = "task families written as folders (their server and verifier commands)"
+"""What runs when a family is a folder family: its author's code, untrusted."""
 
 _warned_fallback = False
 
@@ -89,3 +93,15 @@ def make_sandbox(
     if resolve_sandbox_kind(kind, untrusted=untrusted) is SandboxKind.docker:
         return DockerSandbox(mounts=mounts)
     return LocalSandbox(mounts=mounts)
+
+
+def gate_sandboxes(kind: SandboxKind | str = SandboxKind.auto) -> SandboxFactory:
+    """Where the red-team gate runs folder families (``benchmark.SandboxFactory``): sandboxes
+    of ``kind`` with the mounts asked for; ``auto`` without Docker refuses (their commands
+    are untrusted code), ``local`` runs them unisolated as asked. Resolved only when a folder
+    family asks for one."""
+
+    def make(mounts: list[tuple[Path, str, bool]]) -> Sandbox:
+        return make_sandbox(kind, mounts=[Mount(*m) for m in mounts], untrusted=FOLDER_CODE)
+
+    return make

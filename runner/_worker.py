@@ -183,7 +183,7 @@ async def run_batch_async(
     fam = family(batch.family)
     served = serve(fam.env_id, batch.interface)
     artifacts = AgentArtifacts.model_validate_json(batch.artifacts_json)
-    backend = McpBackend.of(fam)
+    backend = McpBackend.of(fam, batch.interface)  # a folder family: its release's server
     with skill_mount(artifacts.skills) as skills:  # the skills' scripts run in the sandbox
         mounts = [Mount(*m) for m in backend.mounts()]
         sandbox = make_sandbox(sandbox_kind, mounts=[*mounts, *([skills] if skills else [])])

@@ -4,6 +4,12 @@
 # packages when missing, then each server with `npm install --prefix` from the npm registry.
 # Tests run them as `node DIR/node_modules/<package>/<bin>`; nothing is fetched at test time.
 #
+# Besides, each folder of scripts/mcp-servers/ (a package.json and its package-lock.json: a
+# server release with its whole dependency tree pinned) is installed with `npm ci` into
+# DIR/<folder>/; the task families written as folders name them as {servers}/<folder>/...
+# (docs/folder-families.md). The file-operations family's two filesystem-server releases
+# are installed this way.
+#
 # Idempotent: when every pinned version is present it only checks and exits. On failure it
 # prints one line saying what could not be done and exits non-zero; `make test` ignores that,
 # and the tests that need a server skip with the reason.
@@ -16,6 +22,7 @@ SERVERS=(
     "@modelcontextprotocol/server-filesystem@2026.8.31"
 )
 LOCK="/tmp/vwt-mcp-servers-setup.$EUID.lock"
+PINNED="$ROOT/scripts/mcp-servers"
 
 say() { echo "mcp-servers-setup: $*"; }
 fail() {
@@ -46,15 +53,34 @@ ensure_node() {
     apt-get install -y -qq nodejs npm >/dev/null || fail "apt-get install nodejs npm failed"
 }
 
+pinned_missing() { # the folders of $PINNED whose lock file is not the one installed in $DIR
+    local src name
+    for src in "$PINNED"/*/; do
+        name=$(basename "$src")
+        cmp -s "$src/package-lock.json" "$DIR/$name/package-lock.json" &&
+            [[ -f "$DIR/$name/node_modules/.package-lock.json" ]] || echo "$name"
+    done
+}
+
+install_pinned() { # npm ci of folder $1 of $PINNED into $DIR/$1
+    local name=$1
+    mkdir -p "$DIR/$name"
+    cp "$PINNED/$name/package.json" "$PINNED/$name/package-lock.json" "$DIR/$name/"
+    say "installing $name (npm ci of its lock file) into $DIR/$name"
+    timeout 600 npm ci --prefix "$DIR/$name" --no-audit --no-fund --loglevel=error ||
+        fail "npm ci of $name failed"
+}
+
 main() {
     ensure_node
-    if [[ -z "$(missing)" ]]; then
-        say "ready: ${SERVERS[*]} in $DIR"
+    local ready="${SERVERS[*]} and $(ls "$PINNED" | xargs) in $DIR"
+    if [[ -z "$(missing)" && -z "$(pinned_missing)" ]]; then
+        say "ready: $ready"
         return 0
     fi
     exec 9>"$LOCK"
     flock -w 600 9 || fail "another mcp-servers-setup holds $LOCK"
-    local todo
+    local todo name
     todo=$(missing)
     if [[ -n "$todo" ]]; then
         mkdir -p "$DIR"
@@ -63,8 +89,12 @@ main() {
         timeout 600 npm install --prefix "$DIR" --no-audit --no-fund --loglevel=error $todo ||
             fail "npm install of $(echo "$todo" | xargs) failed"
     fi
+    for name in $(pinned_missing); do
+        install_pinned "$name"
+    done
     [[ -z "$(missing)" ]] || fail "still missing after the install: $(missing | xargs)"
-    say "ready: ${SERVERS[*]} in $DIR"
+    [[ -z "$(pinned_missing)" ]] || fail "still missing after the install: $(pinned_missing | xargs)"
+    say "ready: $ready"
 }
 
 main "$@"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Make the Docker sandbox usable: the engine installed and answering, and the image
-# vwt-sandbox:bookworm (Debian minbase + python3, run as nobody 65534:65534 by default, with
+# vwt-sandbox:bookworm (Debian minbase + python3 and nodejs, run as nobody 65534:65534 by default, with
 # the repository's scripts/sandbox-image/ at /opt/vwt/ and the MCP SDK of
 # scripts/sandbox-site.txt with its dependencies at /opt/vwt-site/) built locally. Never pulls
 # from a Docker registry; the SDK's wheels come from PyPI through the host's pip.
@@ -22,7 +22,7 @@ set -euo pipefail
 IMAGE="${VWT_SANDBOX_IMAGE:-vwt-sandbox:bookworm}"
 BASE_IMAGE="$IMAGE-base"
 # Bump when build_base changes, so existing base images are rebuilt.
-BASE_RECIPE=2
+BASE_RECIPE=3
 # Bump when build_image changes.
 LAYER_RECIPE=3
 OPT_SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/sandbox-image"
@@ -136,8 +136,8 @@ build_base() {
     root=$(mktemp -d /var/tmp/vwt-sandbox-rootfs.XXXXXX)
     trap 'rm -rf "$root"' EXIT
     mirror=$(debian_mirror)
-    say "building $BASE_IMAGE: debootstrap minbase+python3 from $mirror (about a minute; log: $BUILD_LOG)"
-    timeout 1200 debootstrap --variant=minbase --include=python3 "$SUITE" "$root" "$mirror" \
+    say "building $BASE_IMAGE: debootstrap minbase+python3+nodejs from $mirror (about a minute; log: $BUILD_LOG)"
+    timeout 1200 debootstrap --variant=minbase --include=python3,nodejs "$SUITE" "$root" "$mirror" \
         >"$BUILD_LOG" 2>&1 || fail "debootstrap failed ($(tail -n1 "$BUILD_LOG")); see $BUILD_LOG"
     # Package caches are build leftovers, not part of the sandbox.
     rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
@@ -158,7 +158,7 @@ build_base() {
 # directories 0755 and files 0644 (0755 if executable), so the sandbox user reads but never
 # changes them.
 build_image() {
-    local recipe=$1 container previous site
+    local recipe=$1 container previous site node_version
     previous=$(docker image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)
     site=$(mktemp -d /var/tmp/vwt-sandbox-site.XXXXXX)
     trap 'rm -rf "$site"' EXIT
@@ -176,8 +176,10 @@ build_image() {
         --mode='u=rwX,go=rX,u-s,g-s' -c "$(basename "$SITE_TARGET")" |
         docker cp - "$container:$(dirname "$SITE_TARGET")" ||
         fail "could not copy the MCP SDK into $IMAGE"
+    node_version=$(timeout 60 docker run --rm --network none "$BASE_IMAGE" node --version 2>/dev/null || true)
     docker commit \
         --change "ENV VWT_SANDBOX_OPT=$OPT_TARGET" \
+        --change "LABEL org.vwt.sandbox.node=$node_version" \
         --change "LABEL org.vwt.sandbox.recipe=$recipe" \
         --change "LABEL org.vwt.sandbox.mcp=$(grep -v '^#' "$SITE_REQUIREMENTS" | xargs)" \
         "$container" "$IMAGE" >/dev/null || fail "docker commit of $IMAGE failed"

@@ -179,6 +179,36 @@ def use_ray_address(address: str | None) -> None:
         os.environ[ADDRESS_ENV] = address.strip()
 
 
+FamilyDirs = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--families",
+        help="A task family written as a folder (family.yaml, tasks as JSON lines), or a "
+        "folder of such folders; repeatable. Validated before anything runs. See "
+        "docs/folder-families.md.",
+        file_okay=False,
+    ),
+]
+
+
+def use_families(dirs: list[Path] | None) -> list[str]:
+    """Load the folder families of ``dirs`` (``--families``) into this process; their ids."""
+    if not dirs:
+        return []
+    from benchmark import use_family_folders
+
+    return [f.id for f in use_family_folders(dirs)]
+
+
+def family_folder_paths(dirs: list[Path] | None) -> list[Path]:
+    """Every family folder ``dirs`` (``--families``) names."""
+    if not dirs:
+        return []
+    from benchmark import family_folders
+
+    return [folder for d in dirs for folder in family_folders(d)]
+
+
 PLAIN_PROGRESS_EVERY = 10.0
 """Seconds between the plain progress lines printed when output is not a terminal."""
 

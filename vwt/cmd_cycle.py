@@ -23,7 +23,15 @@ from conditions import (
     CycleState,
     fresh_seed,
 )
-from vwt._common import DEFAULT_HOME, Home, console, user_errors
+from vwt._common import (
+    DEFAULT_HOME,
+    FamilyDirs,
+    Home,
+    console,
+    family_folder_paths,
+    use_families,
+    user_errors,
+)
 from vwt._json_out import AsJson, emit_json
 
 app = typer.Typer(
@@ -82,16 +90,23 @@ def init(
             help="Start over in a home that holds a cycle; the old one moves to superseded/.",
         ),
     ] = False,
+    families: FamilyDirs = None,
 ) -> None:
     """Start a release cycle in HOME (state draft) and print the operator key's fingerprint.
 
     The cycle seed draws the sealed tasks: without --spec, or with a spec that names no seed,
-    a fresh secret one is drawn (the embedded default's seed is public: `vwt demo` uses it)."""
+    a fresh secret one is drawn (the embedded default's seed is public: `vwt demo` uses it).
+    Task families written as folders (the spec's families.folders, and --families) are
+    pinned by the digest of their content, which the commitment carries: a folder changed
+    afterwards is refused wherever the cycle uses it."""
     drawn = fresh_seed()
     if spec is None:
         cycle_spec = CycleSpec.load(default_spec_path()).model_copy(update={"seed": drawn})
     else:
         cycle_spec = CycleSpec.load(spec, seed_if_missing=drawn)
+    if families:
+        use_families(families)  # each folder checked whole, whether the catalogue names it or not
+        cycle_spec = cycle_spec.with_family_folders(family_folder_paths(families))
     check_cycle_spec(cycle_spec)
     cycle = Cycle.init(
         home, cycle_spec, force=force, key_path=key, passphrase=_passphrase(encrypt_key)
@@ -290,6 +305,7 @@ def plan(
         ),
     ] = None,
     as_json: AsJson = False,
+    families: FamilyDirs = None,
 ) -> None:
     """Before a cycle: what each condition's cells can detect (80% power), the interval to
     expect, the tasks needed for ±0.05 / ±0.10, and the trials, model calls and cost.
@@ -305,6 +321,9 @@ def plan(
     cycle_spec = CycleSpec.load(
         spec if spec is not None else default_spec_path(), seed_if_missing=0
     )
+    if families:
+        use_families(families)  # each folder checked whole, whether the catalogue names it or not
+        cycle_spec = cycle_spec.with_family_folders(family_folder_paths(families))
     check_cycle_spec(cycle_spec)
     result = plan_cycle(
         cycle_spec, submissions=submissions, pilot=pilot, max_conditions=max_conditions

@@ -186,7 +186,7 @@ def _builtin_file(version_id: str) -> VersionFile:
     served = served_interface(env_id, version_id)
     return VersionFile(
         version=served.version,
-        base=family_for_env(env_id).base_tools().to_mcp(),
+        base=family_for_env(env_id).base_tools_for(served.version).to_mcp(),
         tools=served.tools.to_mcp(),
         digest=served.digest,
         changelog=served.version.changelog(),

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from benchmark import FAMILIES, Family, RedTeamReport, family_origin, redteam
-from vwt._common import console, print_user_error, user_errors
+from vwt._common import FamilyDirs, console, print_user_error, use_families, user_errors
 from vwt._json_out import AsJson, emit_json
 
 app = typer.Typer(
@@ -27,14 +27,19 @@ SHOWN_FAILURES = 20
 
 def _kinds(fam: Family) -> list[str]:
     """The kinds among the first dev tasks, in order of first appearance."""
-    return list(dict.fromkeys(t.kind for t in fam.tasks("dev", KIND_SAMPLE, 0)))
+    n = min(KIND_SAMPLE, fam.split_size("dev") or KIND_SAMPLE)
+    return list(dict.fromkeys(t.kind for t in fam.tasks("dev", n, 0)))
 
 
 def _family_json(fam: Family) -> dict[str, Any]:
     origin = family_origin(fam.id)
     return {
         "id": fam.id,
-        "origin": {"entry_point": origin.entry_point, "distribution": origin.distribution},
+        "origin": {
+            "entry_point": origin.entry_point,
+            "distribution": origin.distribution,
+            "folder": origin.folder,
+        },
         "env": fam.env_id,
         "generator_version": fam.generator_version,
         "verifier_version": fam.verifier_version,
@@ -54,23 +59,25 @@ def _splits(fam: dict[str, Any]) -> str:
 
 @app.command("list")
 @user_errors
-def list_cmd(as_json: AsJson = False) -> None:
+def list_cmd(as_json: AsJson = False, families: FamilyDirs = None) -> None:
     """List every task family: where it comes from, environment, kinds, splits, tools and
     interface versions.
 
     Families are found through the 'vwt.families' entry points of installed packages, vwt's
-    own included (docs/plugins.md); "from" names the distribution (--json: and the entry
-    point's object), or says the family was registered in code. The examples split holds
-    worked examples for building artifacts and is never evaluated. --json prints
-    {"families": [{id, origin: {entry_point, distribution}, env, generator_version,
+    own included (docs/plugins.md), and in the folders --families names
+    (docs/folder-families.md); "from" names the distribution (--json: and the entry
+    point's object), the folder, or says the family was registered in code. The examples
+    split holds worked examples for building artifacts and is never evaluated. --json prints
+    {"families": [{id, origin: {entry_point, distribution, folder}, env, generator_version,
     verifier_version, kinds, splits: [{name, evaluated}], tools, interface_versions}]}.
     """
-    families = [_family_json(FAMILIES[i]) for i in sorted(FAMILIES)]
+    use_families(families)
+    families_json = [_family_json(FAMILIES[i]) for i in sorted(FAMILIES)]
     if as_json:
-        emit_json({"families": families})
+        emit_json({"families": families_json})
         return
     table = Table("family", "from", "env", "kinds", "splits", "tools", "interface versions")
-    for f in families:
+    for f in families_json:
         table.add_row(
             escape(f["id"]),
             escape(f["origin"]["distribution"] or str(family_origin(f["id"]))),
@@ -124,11 +131,25 @@ def redteam_cmd(
         ),
     ] = 0,
     as_json: AsJson = False,
+    families: FamilyDirs = None,
+    sandbox: Annotated[
+        str,
+        typer.Option(
+            "--sandbox",
+            help="Where a folder family's answers run (auto|local|docker): its server and "
+            "verifier commands are untrusted, so auto needs Docker; local runs them unisolated.",
+        ),
+    ] = "auto",
 ) -> None:
     """Run the verifier red-team gate: on the first --tasks tasks of every evaluated split of
     each family, the reference solution passes the verifier and every planted wrong answer
     (wrong amount, wrong unit, wrong record, missing step, extra side effect, ...) fails it;
     each family plants at least 8 distinct wrong answers.
+
+    A folder family (--families DIR) plants its wrong answers in its task lines; they and its
+    reference calls run through its own server in the sandbox, on every release it names,
+    and its verifier (built-in comparison or its command) judges the end state there.
+    --families checks only the folder families unless --family names others too.
 
     Exits 1 when any family fails, naming family, task and planted answer. `vwt run frozen`
     and `vwt run adapted` refuse to start while the gate fails for a family their cycle uses.
@@ -136,7 +157,10 @@ def redteam_cmd(
     splits, tasks, planted, names, checks, failures [{family, task, planted, problem}],
     passed}].
     """
-    report = redteam(family, tasks, seed)
+    from runner import gate_sandboxes
+
+    loaded = use_families(families)
+    report = redteam(family or (loaded or None), tasks, seed, sandbox=gate_sandboxes(sandbox))
     if as_json:
         emit_json(report.model_dump(mode="json"))
     else:

@@ -13,10 +13,12 @@ from rich.text import Text
 
 from vwt._common import (
     DEFAULT_HOME,
+    FamilyDirs,
     Home,
     RayAddress,
     console,
     trial_progress,
+    use_families,
     use_ray_address,
     user_errors,
 )
@@ -328,6 +330,16 @@ def dev(
     cache: UseCache = False,
     as_json: AsJson = False,
     ray_address: RayAddress = None,
+    families: FamilyDirs = None,
+    family_id: Annotated[
+        str | None,
+        typer.Option(
+            "--family",
+            help="Run on this family's dev split instead of the source's (its environment at "
+            "the source's interface version, else its base); default with --families naming "
+            "one family: that family.",
+        ),
+    ] = None,
 ) -> None:
     """Run a bundle and the no-artifact baseline on the source's dev split.
 
@@ -340,8 +352,12 @@ def dev(
     store, with and without (score, trials, valid, invalid, critical,
     safe_stop, pass_hat_k), gain, interval (lo, hi), confidence, p_negative,
     execution and accounting.
+
+    --families DIR loads task families written as folders (docs/folder-families.md); their
+    server and verifier commands run only in the Docker sandbox (--sandbox local runs them
+    unisolated, as asked).
     """
-    from benchmark import ModelPolicy, check_model, default_cycle_spec_path
+    from benchmark import BenchmarkError, ModelPolicy, check_model, default_cycle_spec_path
     from conditions import CycleSpec
 
     use_ray_address(ray_address)
@@ -353,6 +369,13 @@ def dev(
         from benchmark.harness import usable_harness
 
         usable_harness(harness)
+    loaded = use_families(families)
+    if family_id is None and len(loaded) > 1:
+        raise BenchmarkError(
+            f"--families loaded {len(loaded)} families ({', '.join(loaded)})",
+            "pick the one to run with --family ID",
+        )
+    family_id = family_id or (loaded[0] if loaded else None)
 
     from reports import ReportError, build_matrix
     from runner import invalid_trials_error, run_dev
@@ -372,6 +395,7 @@ def dev(
             max_attempts=max_attempts,
             progress=progress,
             cache=cache,
+            family_id=family_id,
         )
     try:
         (cell,) = build_matrix(

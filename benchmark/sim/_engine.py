@@ -194,15 +194,18 @@ class _Mind:
         return name, prop
 
     # --- what the model believes a field means --------------------------------------------
-    def believe(self, key: Key, field: str, prop: dict[str, Any]) -> Convention:
+    def believe(self, key: Key, field: str, prop: dict[str, Any], fn: dict[str, Any]) -> Convention:
         action, slot = key
         memory = self.pack.remembered()
         mem_tool = self._tool_in(memory, action)
-        mem_field, mem_prop = self._field_in(
-            memory.get(mem_tool or "", {}), self.pack.actions[action].inputs[slot]
+        mem_fn = memory.get(mem_tool or "", {})
+        mem_field, mem_prop = self._field_in(mem_fn, self.pack.actions[action].inputs[slot])
+        belief = Convention()
+        if mem_field:
+            belief = _with_tool(mem_field, read_field(mem_field, mem_prop), mem_fn)
+        seen = (
+            _with_tool(field, read_field(field, prop), fn) if self.sees else read_field(field, {})
         )
-        belief = read_field(mem_field or "", mem_prop) if mem_field else Convention()
-        seen = read_field(field, prop if self.sees else {})
         if self.rereads:
             belief = _overlay(belief, seen)
         stated = self.guidance.conventions.get(key)
@@ -424,7 +427,7 @@ class _Mind:
         for input_slot, slot_name in args.items():
             key = (action, input_slot)
             field, prop = self.field_for(key, fn)
-            belief = self.believe(key, field, prop)
+            belief = self.believe(key, field, prop, fn)
             slot: Slot = self.kind.slots[slot_name]
             props = fn.get("parameters", {}).get("properties", {})
             named = not self.recovering and key in self.guidance.fields
@@ -503,11 +506,29 @@ class _Mind:
         return Move(text="Done: " + ", ".join(dict.fromkeys(acted)) + "." if acted else "Done.")
 
 
+_PATTERN_FIELDS = frozenset({"pattern", "query", "glob", "q", "search", "filter"})
+"""Words naming a field that holds what a search matches."""
+
+
+def _with_tool(field: str, said: Convention, fn: dict[str, Any]) -> Convention:
+    """``said`` with how a search pattern matches read from the tool's description, for a
+    pattern field whose own description says nothing (servers often state it only there)."""
+    if said.match is not None or not _PATTERN_FIELDS & set(tokens(field)):
+        return said
+    return replace(said, match=read_field("", {"description": fn.get("description", "")}).match)
+
+
 def _action_of_tool(name: str, sent: dict[str, dict[str, Any]], request: Request) -> str | None:
     desc = str(sent.get(name, {}).get("description", ""))
     scores = {a: score(name, desc, spec.lexicon) for a, spec in request.pack.actions.items()}
     best = max(scores, key=lambda a: scores[a], default=None)
     return best if best is not None and scores[best] >= 3 else None
+
+
+def _text_result(text: str) -> dict[str, Any]:
+    """A plain-text tool result as the model reads it: ``lines`` (each row's ``text``: a
+    search hit, a directory entry) and the whole ``text``."""
+    return {"lines": [{"text": line} for line in text.splitlines() if line.strip()], "text": text}
 
 
 def _history(
@@ -527,12 +548,14 @@ def _history(
         if m.get("role") == "tool":
             content = message_text(m)
             ok = not content.startswith("error")
+            tool = names.get(m.get("tool_call_id", ""), "")
+            action = None if tool in SKILL_TOOLS else _action_of_tool(tool, sent, request)
             try:
                 result = json.loads(content) if ok else content
             except json.JSONDecodeError:
-                result = content  # text, e.g. a loaded skill
-            tool = names.get(m.get("tool_call_id", ""), "")
-            action = None if tool in SKILL_TOOLS else _action_of_tool(tool, sent, request)
+                # text, e.g. a loaded skill; a lookup's text (a file, search hits one per
+                # line, as real servers answer) is read as its lines and its whole text
+                result = _text_result(content) if action is not None else content
             past.append(_Past(action, ok, result, sent_args.get(m.get("tool_call_id", ""), {})))
     return past
 

@@ -62,4 +62,6 @@ def encode(slot: Slot, value: Any, convention: Convention, pack: KnowledgePack) 
         return shift_local(value, "+00:00", convention.zone or "+00:00")
     if slot.type == "flag":
         return OMIT if value == bool(convention.default) else value
+    if slot.type == "text" and convention.match == "glob" and not set("*?[") & set(str(value)):
+        return f"**/*{value}*"  # a name to look for, where the field takes a glob pattern
     return value

@@ -7,7 +7,6 @@ import time
 from typing import Any
 
 import litellm
-import yaml
 from litellm import CustomLLM, ModelResponse
 from litellm.types.utils import Usage
 
@@ -15,8 +14,8 @@ from adapt import AdaptationKit, Budget, MeteredGateway
 from benchmark import full_cycle_spec_path, load_litellm
 from conditions import Condition, CycleSpec
 
-SPEC = CycleSpec.model_validate(yaml.safe_load(full_cycle_spec_path().read_text()))
-"""The embedded full cycle: every built-in family."""
+SPEC = CycleSpec.load(full_cycle_spec_path())
+"""The embedded full cycle: every built-in family, and the file_ops folder family."""
 FAMILY_OF_ENV = {"support-ops": "support_ops", "reconciliation": "reconciliation"}
 FAMILY_OF_ENV["research"] = "research_evidence"
 FAMILY_OF_ENV["repo"] = "code_maint"

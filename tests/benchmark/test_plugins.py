@@ -108,6 +108,7 @@ def test_an_installed_family_is_listed_with_where_it_comes_from(tmp_path: Path) 
     assert families["mirror_ops"]["origin"] == {
         "entry_point": "acme_mirror:Mirror",
         "distribution": "acme-families 1.0",
+        "folder": None,
     }
     assert families["mirror_ops"]["env"] == "support-ops"
     assert families["support_ops"]["origin"]["distribution"].startswith("vwt ")

@@ -175,24 +175,30 @@ def test_the_adapted_phase_runs_what_adapting_changed_and_rebinds_the_typed_skil
     assert skill.metrics.with_arm.safe_stop < skill.metrics.with_arm.trials
 
 
-@pytest.mark.timeout(2400)  # 14 targets, 4 of them under framework harnesses, on Docker
-def test_the_full_demo_adds_code_maintenance_run_in_the_sandbox(
-    tmp_path: Path, ray_runtime: None
+@pytest.mark.timeout(
+    2400
+)  # 15 targets: 4 under framework harnesses, a real server per file_ops trial
+def test_the_full_demo_adds_code_maintenance_real_servers_and_frameworks(
+    tmp_path: Path, ray_runtime: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for framework in FRAMEWORK_HARNESSES:  # its targets include each framework harness
         require_framework(framework)
+    # the gate on 5 tasks per split, not 20: file_ops's answers each start a real server
+    monkeypatch.setattr("benchmark._redteam.GATE_TASKS", 5)
     home = tmp_path / "full"
-    small = ["--tasks", "2", "--k", "1", "--max-conditions", "14"]
+    small = ["--tasks", "2", "--k", "1", "--max-conditions", "15"]
     result = CliRunner().invoke(app, ["demo", "--full", "--home", str(home), *small])
     assert result.exit_code == 0, result.output
     release = _release(home).release
-    assert "code_maint" in {f.family for f in release.redteam.families}
-    code = [c for c in release.conditions if c.condition.task_family.families == ("code_maint",)]
-    assert len(code) == 1 and code[0].varied == ("task_family",)
+    gated = {f.family: f for f in release.redteam.families}
+    assert {"code_maint", "file_ops"} <= set(gated) and gated["file_ops"].passed
     lines = [json.loads(line) for line in (home / "public" / "trials.jsonl").open()]
-    mine = [r for r in lines if r["family"] == "code_maint" and r["phase"] == "frozen"]
-    assert len(mine) == 5 * 2 * 1  # arms × tasks × k
-    assert all(r["outcome"] != "invalid" for r in mine)
+    for family in ("code_maint", "file_ops"):  # code run in the sandbox; a real MCP server
+        shown = [c for c in release.conditions if c.condition.task_family.families == (family,)]
+        assert len(shown) == 1 and shown[0].varied == ("task_family",)
+        mine = [r for r in lines if r["family"] == family and r["phase"] == "frozen"]
+        assert len(mine) == 5 * 2 * 1  # arms × tasks × k
+        assert all(r["outcome"] != "invalid" for r in mine)
     # every framework harness is a target of its own, its trials verified as any others
     frameworks = [c for c in release.conditions if c.condition.harness in FRAMEWORK_HARNESSES]
     assert sorted(c.condition.harness for c in frameworks) == sorted(FRAMEWORK_HARNESSES)
