@@ -134,7 +134,9 @@ def test_a_cached_gate_is_reused_until_a_familys_source_changes(
 
     runs: list[list[str]] = []
 
-    def counted(families: list[str], tasks: int, cycle_seed: int) -> gate.RedTeamReport:
+    def counted(
+        families: list[str], tasks: int, cycle_seed: int, sandbox: object = None
+    ) -> gate.RedTeamReport:
         runs.append(list(families))
         return redteam(families, 4, cycle_seed)  # the gate's checks, at a test's size
 

@@ -5,7 +5,10 @@ plan`; a malformed folder refused with one error line naming the file and the fi
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -147,8 +150,15 @@ def test_cycle_plan_counts_a_folder_family_named_by_families(tmp_path: Path) -> 
     data["families"]["held_out"].append("file_ops")
     spec = tmp_path / "spec.yaml"
     spec.write_text(yaml.safe_dump(data))
-    code, out, err = vwt("cycle", "plan", "--spec", str(spec), "--json")
-    assert code == 2 and "unknown task family 'file_ops'" in err
+    # a fresh process (this one may have loaded the folder for another test)
+    alone = subprocess.run(
+        [sys.executable, "-m", "vwt", "cycle", "plan", "--spec", str(spec), "--json"],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "VWT_FAMILY_FOLDERS"},
+        timeout=300,
+    )
+    assert alone.returncode == 2 and "unknown task family 'file_ops'" in alone.stderr
     code, out, err = vwt("cycle", "plan", "--spec", str(spec), "--families", str(EXAMPLE), "--json")
     assert code == 0, err
     plan = json.loads(out)
