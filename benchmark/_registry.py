@@ -136,6 +136,10 @@ def family_origin(family_id: str) -> PluginOrigin:
 
 
 def _family_packs() -> Iterator[KnowledgePack]:
+    # every folder family this process was told of, loaded before the sim reads anything: what
+    # the sim knows must not depend on which family's trial a worker happened to run first (a
+    # folder that cannot be loaded is reported by the lookup that needs its family)
+    _resolve_folders()
     for fam in FAMILIES.values():
         pack = fam.sim_pack()
         if pack is not None:

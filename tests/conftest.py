@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -66,3 +67,52 @@ def ray_runtime() -> Iterator[None]:
     start_ray(setup_hook="tests._netguard.install")
     yield
     ray.shutdown()
+
+
+@contextmanager
+def _registry_kept() -> Iterator[None]:
+    """Forget, afterwards, the folder families registered and the spec folders remembered
+    meanwhile (and what the sim cached reading with their packs): a test module that loads
+    a folder family, or a spec naming one, must not change what a later module's sim knows."""
+    import functools
+    import sys
+
+    import conditions._spec
+    from benchmark import FAMILIES
+    from benchmark._plugins import PluginOrigin
+    from benchmark._registry import _FOLDERS
+
+    before, specs, ids = dict(_FOLDERS), dict(conditions._spec._SPEC_FOLDERS), list(FAMILIES)
+    yield
+    changed = list(FAMILIES) != ids or before != _FOLDERS
+    for path, fam in list(_FOLDERS.items()):
+        if before.get(path) is not fam:
+            del _FOLDERS[path]
+            if fam.id in FAMILIES and FAMILIES.origin(fam.id).folder == path:
+                del FAMILIES[fam.id]
+    for path, fam in before.items():
+        if fam.id not in FAMILIES:
+            FAMILIES.register(fam.id, fam, PluginOrigin(folder=path))
+    _FOLDERS.update(before)
+    conditions._spec._SPEC_FOLDERS.clear()
+    conditions._spec._SPEC_FOLDERS.update(specs)
+    if not changed:
+        return
+    for name, module in list(sys.modules.items()):
+        if name.startswith("benchmark.sim."):
+            for value in vars(module).values():
+                if isinstance(value, functools._lru_cache_wrapper):
+                    value.cache_clear()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _module_registry_kept() -> Iterator[None]:
+    with _registry_kept():
+        yield
+
+
+@pytest.fixture
+def clean_registry() -> Iterator[None]:
+    """Forget the folder families a test registered, and the folders its specs named."""
+    with _registry_kept():
+        yield

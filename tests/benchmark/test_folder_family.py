@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -38,23 +39,6 @@ def folder(tmp_path: Path) -> Path:
     dest = tmp_path / "fam"
     shutil.copytree(EXAMPLE, dest)
     return dest
-
-
-@pytest.fixture
-def clean_registry() -> Any:
-    """Forget the folder families a test registered, and the folders its specs named."""
-    import conditions._spec
-
-    before, specs = dict(_FOLDERS), dict(conditions._spec._SPEC_FOLDERS)
-    yield
-    for path, fam in list(_FOLDERS.items()):
-        if path not in before:
-            del _FOLDERS[path]
-            if fam.id in FAMILIES and FAMILIES.origin(fam.id).folder == path:
-                del FAMILIES[fam.id]
-    _FOLDERS.update(before)
-    conditions._spec._SPEC_FOLDERS.clear()
-    conditions._spec._SPEC_FOLDERS.update(specs)
 
 
 def _yaml(folder: Path) -> dict[str, Any]:
@@ -373,6 +357,19 @@ def test_handed_folders_must_be_json(monkeypatch: pytest.MonkeyPatch, clean_regi
     monkeypatch.setenv(FOLDERS_ENV, "[1]")
     with pytest.raises(BenchmarkError, match=FOLDERS_ENV):
         family("no_such_family")
+
+
+def test_a_handed_folder_is_in_the_sims_packs_before_its_family_is_asked_for() -> None:
+    # a Ray worker's sim must know the same families whichever family's trial it runs first
+    show = "import benchmark, benchmark.sim as s; print(sorted(p.family for p in s.packs()))"
+    env = {k: v for k, v in os.environ.items() if k != FOLDERS_ENV}
+    digest = load_family_folder(EXAMPLE).digest
+    alone = subprocess.run([sys.executable, "-c", show], env=env, capture_output=True, text=True)
+    env[FOLDERS_ENV] = json.dumps({str(EXAMPLE.resolve()): digest})
+    handed = subprocess.run([sys.executable, "-c", show], env=env, capture_output=True, text=True)
+    assert alone.returncode == handed.returncode == 0, alone.stderr + handed.stderr
+    assert "file_ops" not in alone.stdout and "'support_ops'" in alone.stdout
+    assert "'file_ops'" in handed.stdout
 
 
 def test_a_cycle_pins_and_commits_its_folder_and_refuses_it_changed(
