@@ -12,7 +12,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # pytest-xdist workers for `make test` / `make pytest`: most tests wait on subprocesses
 # (servers, Ray, Docker), so more workers than cores pay; docs/development.md has the figures.
 PYTEST_WORKERS ?= 4
-PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadscope
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadscope --durations=30
 
 .PHONY: demo test lint typecheck pytest sandbox browser frameworks bench clean
 
