@@ -118,9 +118,8 @@ def _executor(todo: list[Batch], total: int, forward: tuple[str, ...]) -> Stream
         return LocalStreams(stream_batch, min(len(todo), os.cpu_count() or 1))
     # a cluster's nodes get vwt's code from Ray but not its installed metadata: the families
     # (entry points, and folders with their pinned digests) go with the code
-    os.environ[ENTRY_POINTS_ENV] = entry_points_to_hand_on()
-    os.environ[FOLDERS_ENV] = folders_to_hand_on()
-    start_ray(forward=(*forward, ENTRY_POINTS_ENV, FOLDERS_ENV))
+    handed = {ENTRY_POINTS_ENV: entry_points_to_hand_on(), FOLDERS_ENV: folders_to_hand_on()}
+    start_ray(forward=forward, env=handed)
     return RayStreams(stream_batch)
 
 

@@ -9,6 +9,7 @@ import os
 import secrets
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +91,10 @@ def private_ray_token(create: bool) -> Path | None:
 
 
 def start_ray(
-    num_cpus: int | None = None, setup_hook: str | None = None, forward: tuple[str, ...] = ()
+    num_cpus: int | None = None,
+    setup_hook: str | None = None,
+    forward: tuple[str, ...] = (),
+    env: Mapping[str, str] | None = None,
 ) -> None:
     """Start Ray unless it is running in this process.
 
@@ -100,7 +104,9 @@ def start_ray(
     it: connect to that cluster (e.g. ``ray://head:10001`` or ``head:6379``); its nodes need
     the model provider's credentials in their own environment. ``setup_hook`` names a
     function (``module.attr``) every worker runs at start-up; ``forward`` names more variables
-    of this environment the workers get (the key variables of the spec's model endpoints).
+    of this environment the workers get (the key variables of the spec's model endpoints);
+    ``env`` sets variables for the workers only (what the driver hands on, e.g. its families),
+    leaving this process's environment as it was.
     Ray's token file is kept private (:func:`private_ray_token`). A local runtime's processes
     end with this process however it ends (:mod:`runner._ray_watchdog`).
     """
@@ -110,6 +116,7 @@ def start_ray(
         return
     env_vars = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "RAY_USAGE_STATS_ENABLED": "0"}
     env_vars |= {k: os.environ[k] for k in (*FORWARDED_ENV, *forward) if k in os.environ}
+    env_vars |= dict(env or {})
     runtime_env: dict[str, Any] = {"env_vars": env_vars}
     if setup_hook:
         runtime_env["worker_process_setup_hook"] = setup_hook

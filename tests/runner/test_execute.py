@@ -232,3 +232,25 @@ def test_a_ray_worker_cannot_reach_the_network(ray_runtime: None) -> None:
 
     with pytest.raises(NetworkBlocked, match="non-loopback"):
         ray.get(ray.remote(max_retries=0)(_dial_out).remote())
+
+
+def test_ray_workers_are_handed_the_families_without_changing_the_drivers_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a long-lived driver (the service, a test worker) would otherwise keep the folders of its
+    # first run in its own environment, and load them into every later run's sim
+    import runner._execute as execute_module
+    from benchmark import ENTRY_POINTS_ENV, FOLDERS_ENV
+
+    given: dict[str, Any] = {}
+    monkeypatch.setattr(execute_module, "start_ray", lambda **kw: given.update(kw))
+    monkeypatch.setattr(execute_module, "RayStreams", lambda worker: None)
+    monkeypatch.setenv(EXECUTOR_ENV, "ray")
+    monkeypatch.delenv(FOLDERS_ENV, raising=False)
+    monkeypatch.delenv(ENTRY_POINTS_ENV, raising=False)
+    before = dict(os.environ)
+    execute_module._executor([], 1, ("SOME_KEY",))
+    assert dict(os.environ) == before
+    assert given["forward"] == ("SOME_KEY",)
+    assert set(given["env"]) == {ENTRY_POINTS_ENV, FOLDERS_ENV}
+    assert "support_ops" in given["env"][ENTRY_POINTS_ENV]
