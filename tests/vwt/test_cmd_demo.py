@@ -11,7 +11,9 @@ from reports import SignedRelease, cell_flags
 from tests._frameworks import FRAMEWORK_HARNESSES, require_framework
 from vwt.cli import app
 
-pytestmark = [pytest.mark.slow, pytest.mark.ray]
+# the module's demo is built in its first test's time: at a load average of 25 (two CPU hogs and
+# two more demos beside the suite) it outlasted the default 900 s
+pytestmark = [pytest.mark.slow, pytest.mark.ray, pytest.mark.timeout(2400)]
 SMALL = ["--tasks", "4", "--k", "2", "--max-conditions", "9"]
 
 
