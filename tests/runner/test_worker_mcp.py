@@ -15,23 +15,25 @@ from runner import plan_phase
 from runner._sandbox_engine import docker_status
 from runner._worker import run_batch_async
 
-SPEC = CycleSpec.load(full_cycle_spec_path())
 _DOCKER, _REASON = docker_status()
 
 
 def _batch(family: str):  # type: ignore[no-untyped-def]
-    source = SPEC.source.model_copy(
+    # read in the test, not at collection: the full cycle names a family folder, which a spec
+    # read at import would put in play in every module of this pytest worker
+    spec = CycleSpec.load(full_cycle_spec_path())
+    source = spec.source.model_copy(
         update={"task_family": TaskFamilyAxis(family=family, split="dev")}
     )
     return plan_phase(
-        cycle=SPEC.cycle,
-        cycle_seed=SPEC.seed,
+        cycle=spec.cycle,
+        cycle_seed=spec.seed,
         phase="frozen",
         conditions=[(source.id, source)],
         bundles=[],
         tasks_per_split=1,
         k=1,
-        interfaces=SPEC.interfaces,
+        interfaces=spec.interfaces,
     )[0]
 
 
