@@ -24,6 +24,7 @@ from reports import (
     read_release,
 )
 from submissions import Bundle, reference_bundles, submit
+from tests._shared import built_once
 from tests.reports.test_verify import (
     adapt_and_run,
     run_frozen_in_process,
@@ -62,9 +63,6 @@ def small_release(
     return build_release(cycle).parent
 
 
-_BUILT: dict[tuple[str, tuple[str, ...], int | None], Path] = {}
-
-
 def shared_release(
     factory: pytest.TempPathFactory,
     *,
@@ -72,13 +70,14 @@ def shared_release(
     submissions: tuple[str, ...] = ("prompt-recipe", "typed-skill"),
     seed: int | None = None,
 ) -> Path:
-    """``small_release`` built once per test session for these arguments, for tests that only
-    read it (copy it before editing)."""
-    key = (cycle_id, submissions, seed)
-    if key not in _BUILT:
-        home = factory.mktemp(cycle_id) / "home"
-        _BUILT[key] = small_release(home, cycle_id=cycle_id, submissions=submissions, seed=seed)
-    return _BUILT[key]
+    """``small_release`` built once per test session for these arguments (``built_once``), for
+    tests that only read it (copy it before editing)."""
+    name = f"release-{cycle_id}-{'+'.join(submissions)}-{seed}"
+    return built_once(
+        factory,
+        name,
+        lambda d: small_release(d / "home", cycle_id=cycle_id, submissions=submissions, seed=seed),
+    )
 
 
 @pytest.fixture(scope="module")

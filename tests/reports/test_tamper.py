@@ -29,7 +29,7 @@ from reports import ReportError, build_matrix, build_release, read_release, veri
 from reports._published import published_noise_checks
 from reports._release import ReleaseStatement
 from runner import RunnerError, TrialRecord, checked_records, phase_accounting, store_for
-from tests.reports.test_verify import revealed_cycle
+from tests.reports.test_verify import shared_revealed_cycle
 from vwt.cli import app
 
 Edit = Callable[[sqlite3.Connection], str]
@@ -44,7 +44,7 @@ def vwt(*args: str) -> tuple[int, str]:
 @pytest.fixture(scope="module")
 def revealed_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A revealed cycle, both phases run (in this process) and pinned in its ledger."""
-    return revealed_cycle(tmp_path_factory.mktemp("tamper") / "home").home
+    return shared_revealed_cycle(tmp_path_factory, "tamper").home
 
 
 @pytest.fixture

@@ -53,6 +53,7 @@ from runner import (
 from runner._phase import adapted_bundles
 from runner._worker import Row, run_batch_async, unpack_call_blobs
 from submissions import reference_bundles, submit, submitted_bundles
+from tests._shared import built_once
 
 Json = dict[str, Any]
 
@@ -205,18 +206,15 @@ def revealed_cycle(
     return cycle
 
 
-_REVEALED: list[Path] = []
-
-
 def shared_revealed_cycle(factory: pytest.TempPathFactory, name: str) -> Cycle:
     """A copy of ``revealed_cycle`` with its defaults, in a new home of its own (``name``):
-    the cycle is built once per test process and copied for each caller, which may change its
-    copy freely. Building it is most of the cost of the modules that use one."""
-    if not _REVEALED:
-        _REVEALED.append(revealed_cycle(factory.mktemp("revealed") / "home").home)
+    the cycle is built once per test session (``built_once``) and copied for each caller,
+    which may change its copy freely. Building it is most of the cost of the modules that use
+    one."""
+    template = built_once(factory, "revealed", lambda d: revealed_cycle(d / "home").home)
     home = factory.mktemp(name) / "home"
     # nothing writes to the template again: its store and WAL, copied together, are whole
-    shutil.copytree(_REVEALED[0], home, symlinks=True)
+    shutil.copytree(template, home, symlinks=True)
     return Cycle.open(home)
 
 

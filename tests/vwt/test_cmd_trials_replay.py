@@ -17,7 +17,7 @@ from benchmark import VerifierResult, family
 from benchmark.harness import HARNESSES, VERSIONS, LoopHarness
 from conditions import Cycle
 from reports import TRIALS_FILE, calls_name
-from tests.reports.test_verify import revealed_cycle
+from tests.reports.test_verify import shared_revealed_cycle
 from vwt.cli import app
 
 runner = CliRunner()
@@ -32,7 +32,7 @@ def vwt(*args: str) -> tuple[int, str]:
 @pytest.fixture(scope="module")
 def released(tmp_path_factory: pytest.TempPathFactory) -> Cycle:
     """A small cycle released with `vwt report build`."""
-    cycle = revealed_cycle(tmp_path_factory.mktemp("replay") / "home")
+    cycle = shared_revealed_cycle(tmp_path_factory, "replay")
     code, out = vwt("report", "build", "--home", str(cycle.home))
     assert code == 0, out
     return cycle
