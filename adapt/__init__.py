@@ -17,6 +17,7 @@ from adapt._cycle import (
     access_log_path,
     adapt_cycle,
     adapted_dir,
+    default_jobs,
     export_pair_kit,
     import_pair,
     leak_verdict,
@@ -53,7 +54,13 @@ from adapt._procedures import (
     rewrite_recipes,
 )
 from adapt._rebind import rebind_skill
-from adapt.errors import AdaptError, BudgetExceeded, KitNotExported, SealedRead
+from adapt.errors import (
+    AdaptError,
+    AdaptInterrupted,
+    BudgetExceeded,
+    KitNotExported,
+    SealedRead,
+)
 
 __all__ = [
     "ADAPTED_DIR",
@@ -69,6 +76,7 @@ __all__ = [
     "AccessEntry",
     "AccessLog",
     "AdaptError",
+    "AdaptInterrupted",
     "AdaptationKit",
     "AdaptedBundle",
     "ArtifactDiff",
@@ -89,6 +97,7 @@ __all__ = [
     "artifact_diff",
     "command_procedure",
     "declared_procedures",
+    "default_jobs",
     "default_procedures",
     "export_kit",
     "export_pair_kit",

@@ -9,7 +9,6 @@ sandbox can reach, which the runner does not provide yet.
 
 from __future__ import annotations
 
-import asyncio
 import tempfile
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from adapt._access import AdaptationKit
 from adapt._bundle import AdaptedBundle
 from adapt._human import export_kit
 from adapt._meter import MeteredGateway
+from adapt._pair_loop import run
 from adapt._procedures import Procedure
 from adapt._trials import UNTRUSTED
 from adapt.errors import AdaptError
@@ -75,7 +75,7 @@ def command_procedure(argv: list[str], *, sandbox: str | None = None) -> Procedu
             with tempfile.TemporaryDirectory(prefix="vwt-adapt-kit-") as tmp:
                 kit_dir = export_kit(kit, bundle, gateway.budget, Path(tmp) / "kit")
                 where = sandbox if sandbox is not None else kit.sandbox
-                data, why = asyncio.run(_run(argv, kit_dir, where, seconds))
+                data, why = run(_run(argv, kit_dir, where, seconds))
             notes.append(why)
             if data is not None:
                 try:

@@ -17,7 +17,9 @@ keeps its access log; ``import_pair`` records the adapted bundle with that log.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +32,14 @@ from adapt._declared import declared_procedures
 from adapt._human import export_kit, import_adapted
 from adapt._leak import LeakReport, leak_check
 from adapt._meter import Budget, MeteredGateway
+from adapt._pair_loop import PairLoop
 from adapt._procedures import adapt_bundle
 from adapt._trials import UNTRUSTED
-from adapt.errors import AdaptError, KitNotExported
+from adapt.errors import AdaptError, AdaptInterrupted, KitNotExported
 from benchmark import Task, family
 from conditions import ADAPTATION_EVENT, Cycle, CycleState, LedgerEntry, Target
 from drift import write_atomic
-from runner import remove_stale_sandboxes, resolve_sandbox_kind
+from runner import remove_stale_sandboxes, resolve_sandbox_kind, terminate_as_interrupt
 from submissions import Bundle, BundleStore, submitted_bundles, write_bundle
 
 ADAPTED_DIR = "adapted"
@@ -204,45 +207,92 @@ def make_kit(
     )
 
 
+def default_jobs() -> int:
+    """How many pairs ``adapt_cycle`` adapts at once by default: two per core (a pair mostly
+    waits on its sandboxes and its model), at least two."""
+    return max(2, 2 * (os.cpu_count() or 1))
+
+
+def _adapt_pair(
+    cycle: Cycle, bundle: Bundle, target: Target, kind: str, loop: PairLoop
+) -> tuple[AdaptedBundle, AccessLog]:
+    """Adapt ``bundle`` to ``target`` (in a pool thread, its async parts on ``loop``): the
+    adapted bundle and the kit's log."""
+    with loop.bound():
+        kit = make_kit(cycle, target, sandbox=kind)
+        gateway = MeteredGateway(
+            Budget.from_spec(cycle.spec.adaptation), endpoints=cycle.spec.endpoints
+        )
+        steps = declared_procedures(bundle, sandbox=kind)
+        return adapt_bundle(bundle, kit, gateway, steps), kit.log
+
+
 def adapt_cycle(
     cycle: Cycle,
     *,
     sandbox: str = "auto",
+    jobs: int | None = None,
     on_pair: Callable[[PairOutcome], None] | None = None,
 ) -> list[PairOutcome]:
     """Adapt every submission to every committed target (cycle in state 'adaptation'),
     skipping the pairs recorded already; ``on_pair`` hears of each as it is done.
+
+    Up to ``jobs`` pairs (default ``default_jobs()``) are adapted at once, each with its own
+    kit, gateway and budget; they are checked and recorded one by one in the fixed order of
+    submissions × targets, so the ledger is the same however many run at once. Any exception
+    cancels the pairs in flight and records nothing more (Ctrl-C or SIGTERM: AdaptInterrupted
+    saying how many pairs are recorded); a rerun resumes.
 
     Adaptations run submitters' code (their commands, and the sample's trials under their
     artifacts), so ``sandbox`` is resolved as for sealed runs: 'auto' without Docker is
     refused (RunnerError, nothing run) unless 'local' is named; the kind used is in each
     pair's ledger entry."""
     cycle.require_state(CycleState.adaptation, action="adapt the submissions")
+    if jobs is not None and jobs < 1:
+        raise AdaptError(f"jobs must be at least 1 (got {jobs})", "e.g. --jobs 2")
     done = cycle.adaptations()
-    sealed: list[Task] | None = None
+    pairs = [(b, t) for b in submitted_bundles(cycle) for t in cycle.targets()]
+    pending = [(b, t) for b, t in pairs if (b.hash, t.id) not in done]
     kind: str | None = None
-    out = []
-    for bundle in submitted_bundles(cycle):
-        for target in cycle.targets():
-            entry = done.get((bundle.hash, target.id))
-            if entry is None:
-                if kind is None:
-                    kind = resolve_sandbox_kind(sandbox, untrusted=UNTRUSTED).value
-                    if kind == "docker":
-                        remove_stale_sandboxes()  # of an earlier run killed outright
-                sealed = sealed if sealed is not None else sealed_tasks(cycle)
-                kit = make_kit(cycle, target, sandbox=kind)
-                gateway = MeteredGateway(
-                    Budget.from_spec(cycle.spec.adaptation), endpoints=cycle.spec.endpoints
-                )
-                steps = declared_procedures(bundle, sandbox=kind)
-                adapted = adapt_bundle(bundle, kit, gateway, steps)
-                entry = record_adaptation(cycle, bundle, adapted, kit.log, sealed, sandbox=kind)
-            record = read_record(cycle.home, bundle.hash, target.id)
-            outcome = _outcome(entry.payload, record, skipped=(bundle.hash, target.id) in done)
-            if on_pair is not None:
-                on_pair(outcome)
-            out.append(outcome)
+    sealed: list[Task] = []
+    if pending:
+        kind = resolve_sandbox_kind(sandbox, untrusted=UNTRUSTED).value
+        if kind == "docker":
+            remove_stale_sandboxes()  # of an earlier run killed outright
+        sealed = sealed_tasks(cycle)
+    pool = ThreadPoolExecutor(max_workers=jobs or default_jobs(), thread_name_prefix="vwt-adapt")
+    out: list[PairOutcome] = []
+    recorded = len(pairs) - len(pending)
+    with PairLoop() as loop, terminate_as_interrupt():
+        try:
+            futures = {
+                (b.hash, t.id): pool.submit(_adapt_pair, cycle, b, t, str(kind), loop)
+                for b, t in pending
+            }
+            for bundle, target in pairs:
+                key = (bundle.hash, target.id)
+                entry = done.get(key)
+                if entry is None:
+                    adapted, log = futures[key].result()
+                    entry = record_adaptation(cycle, bundle, adapted, log, sealed, sandbox=kind)
+                    recorded += 1
+                record = read_record(cycle.home, bundle.hash, target.id)
+                outcome = _outcome(entry.payload, record, skipped=key in done)
+                if on_pair is not None:
+                    on_pair(outcome)
+                out.append(outcome)
+        except KeyboardInterrupt:
+            loop.cancel()
+            raise AdaptInterrupted(
+                f"interrupted: {recorded} of {len(pairs)} pairs recorded, the pairs in flight "
+                "stopped",
+                "run the same command again to adapt only the rest; recorded pairs are not redone",
+            ) from None
+        except BaseException:
+            loop.cancel()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
     return out
 
 

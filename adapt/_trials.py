@@ -7,10 +7,9 @@ Docker unless the operator named ``local``."""
 
 from __future__ import annotations
 
-import asyncio
-
 from adapt._access import AdaptationKit
 from adapt._meter import MeteredGateway
+from adapt._pair_loop import run
 from benchmark import (
     McpBackend,
     Task,
@@ -78,5 +77,5 @@ def run_sample(
         mine = [t for t in tasks if t.family == fam_id]
         if gateway.closed:
             break
-        out += asyncio.run(_family_trials(kit, gateway, artifacts, mine, arm))
+        out += run(_family_trials(kit, gateway, artifacts, mine, arm))
     return out

@@ -25,3 +25,8 @@ class SealedRead(AdaptError):
 class KitNotExported(AdaptError):
     """A hand adaptation was imported for a pair whose kit was never exported: there is no
     access log to record with it."""
+
+
+class AdaptInterrupted(AdaptError):
+    """``adapt_cycle`` was interrupted (Ctrl-C or SIGTERM): the pairs recorded stay, the
+    pairs in flight stopped; running it again adapts the rest."""

@@ -77,6 +77,7 @@ from runner._sandbox_base import (
 from runner._sandbox_docker import DockerSandbox
 from runner._sandbox_engine import DEFAULT_IMAGE, docker_status, remove_stale_sandboxes
 from runner._sandbox_local import LocalSandbox
+from runner._signals import terminate_as_interrupt
 from runner._skill_scripts import SCRIPT_TIMEOUT_S, SandboxScripts, skill_mount
 from runner._store import StoredRow, TrialStore, canonical_record, record_leaf
 from runner._worker import Called, Item, Row, run_batch, stream_batch
@@ -163,6 +164,7 @@ __all__ = [
     "start_ray",
     "store_for",
     "stream_batch",
+    "terminate_as_interrupt",
     "trial_key",
     "trial_usage",
     "usd_text",

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -32,6 +29,7 @@ from runner._ray import ADDRESS_ENV, start_ray
 from runner._records import Batch, TrialRecord
 from runner._sandbox import FOLDER_CODE, SandboxKind, resolve_sandbox_kind
 from runner._sandbox_engine import remove_stale_sandboxes
+from runner._signals import terminate_as_interrupt
 from runner._store import TrialStore
 from runner._streams import LocalStreams, RayStreams, Streams
 from runner._worker import Called, stream_batch, unpack_call_blobs
@@ -188,7 +186,7 @@ def execute(
         remove_stale_sandboxes()
     run = _Run(store, result, max_attempts, progress, total, cache)
     try:
-        with _terminate_as_interrupt() as claim:
+        with terminate_as_interrupt() as claim:
             executor = _executor(todo, total, tuple(keys))
             claim()  # starting Ray installed its own SIGTERM handler (stack traces, then death)
             run.start(executor, todo, kind.value, concurrency)
@@ -205,31 +203,6 @@ def execute(
     result.still_invalid = len(left)
     result.first_invalid = _reason(left[0]) if left else None
     return result
-
-
-@contextlib.contextmanager
-def _terminate_as_interrupt() -> Iterator[Callable[[], None]]:
-    """SIGTERM stops a run as Ctrl-C does (what finished stored, one line saying how to
-    resume) while this is active; yields the function that (re)claims the signal from
-    handlers installed meanwhile. Only the main thread can take signals; elsewhere nothing
-    changes."""
-    if threading.current_thread() is not threading.main_thread():
-        yield lambda: None
-        return
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    def claim() -> None:
-        signal.signal(signal.SIGTERM, interrupt)
-
-    previous = signal.getsignal(signal.SIGTERM)
-    claim()
-    try:
-        yield claim
-    finally:
-        # A handler installed from C (None here) cannot be put back: the default then.
-        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 class _Run:

@@ -71,6 +71,16 @@ def adapt(
             "and recorded in the ledger.",
         ),
     ] = SandboxKind.auto,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            min=1,
+            help="Pairs adapted at once (default: two per core). The ledger is the same for "
+            "any number: pairs are recorded in a fixed order.",
+            show_default=False,
+        ),
+    ] = None,
     as_json: AsJson = False,
 ) -> None:
     """Adapt every submission to every committed target (cycle in state adaptation).
@@ -78,7 +88,8 @@ def adapt(
     Each pair: the target's adaptation sample in a kit (every read logged), a
     metered gateway with the cycle's budget, the procedures the bundle declares
     (default: by artifact kind), the sealed-read check and the leak gate, then
-    one ledger entry. Resumable: recorded pairs are skipped. --json prints one
+    one ledger entry. Several pairs run at once (--jobs). Resumable: recorded
+    pairs are skipped, and Ctrl-C stops the pairs in flight. --json prints one
     object per pair: cost, procedure, adapted hash, changed artifacts, leak.
     """
     if ctx.invoked_subcommand is not None:
@@ -89,7 +100,7 @@ def adapt(
         if not as_json:
             console.print(_line(o), highlight=False)
 
-    outcomes = adapt_cycle(cycle, sandbox=sandbox.value, on_pair=say)
+    outcomes = adapt_cycle(cycle, sandbox=sandbox.value, jobs=jobs, on_pair=say)
     if as_json:
         pairs = [o.model_dump(mode="json") for o in outcomes]
         emit_json({"cycle": cycle.id, "pairs": pairs})

@@ -4,12 +4,28 @@ kit and import; the guard that holds the adapted run until every pair is adapted
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
-from adapt import KIT_FILE, read_access_log, sealed_tasks
+from adapt import (
+    KIT_FILE,
+    AdaptError,
+    AdaptInterrupted,
+    PairOutcome,
+    adapt_cycle,
+    read_access_log,
+    sealed_tasks,
+)
 from conditions import ADAPTATION_EVENT, Cycle, CycleState
 from submissions import SUBMISSION_EVENT, BundleStore, reference_bundles, submit
 from tests.reports.test_verify import single_axis_targets, small_spec
@@ -225,3 +241,85 @@ def test_an_imported_bundle_that_copied_a_sealed_request_is_flagged(tmp_path: Pa
     leak = entry.payload["leak"]
     assert leak["flagged"] and copied.id in leak["matches"]
     assert leak["adapted_max_permille"] == 1000 and leak["frozen_max_permille"] < 500
+
+
+def _ledger_without_clock(cycle: Cycle) -> list[dict[str, Any]]:
+    """The adaptation entries, less what the wall clock decides (the seconds, and the record
+    digest, which covers them)."""
+    out = []
+    for e in cycle.ledger.entries(ADAPTATION_EVENT):
+        p = dict(e.payload)
+        p["cost"] = {k: v for k, v in p["cost"].items() if k != "milliseconds"}
+        del p["record"]
+        out.append(p)
+    return out
+
+
+def test_pairs_adapted_side_by_side_are_recorded_as_one_at_a_time(tmp_path: Path) -> None:
+    # trajectories: each pair runs its sample's trials (sandbox, MCP, metered model calls)
+    first = _cycle(tmp_path / "one", ("no-artifacts", "retrieved-trajectories"))
+    shutil.copytree(first.home, tmp_path / "three")
+    second = Cycle.open(tmp_path / "three")
+    assert len(adapt_cycle(first, sandbox="local", jobs=1)) == 2 * len(first.targets())
+    order: list[str] = []
+    adapt_cycle(second, sandbox="local", jobs=3, on_pair=lambda o: order.append(o.target))
+    one, three = _ledger_without_clock(first), _ledger_without_clock(second)
+    assert one == three and any(p["cost"]["calls"] for p in one)
+    assert order == [t.id for t in first.targets()] * 2
+
+
+def test_an_interrupt_stops_the_pairs_in_flight_keeps_those_recorded_and_resumes(
+    tmp_path: Path,
+) -> None:
+    cycle = _cycle(tmp_path / "h", ("retrieved-trajectories",))
+    targets = len(cycle.targets())
+
+    def ctrl_c(outcome: PairOutcome) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(AdaptInterrupted, match=f"interrupted: 1 of {targets} pairs recorded"):
+        adapt_cycle(cycle, sandbox="local", jobs=3, on_pair=ctrl_c)
+    # the first pair was recorded before its callback was interrupted; nothing else was
+    assert len(cycle.ledger.entries(ADAPTATION_EVENT)) == 1
+    assert not [t for t in threading.enumerate() if t.name.startswith("vwt-adapt")]
+    pairs = _adapt_json(cycle.home)
+    assert [p["skipped"] for p in pairs] == [True] + [False] * (targets - 1)
+    assert len(cycle.ledger.entries(ADAPTATION_EVENT)) == targets
+
+
+def test_jobs_must_be_positive(tmp_path: Path) -> None:
+    cycle = _cycle(tmp_path / "h")
+    code, out = vwt("adapt", "--home", str(cycle.home), "--jobs", "0")
+    assert code == 2 and "--jobs" in out
+    with pytest.raises(AdaptError, match="at least 1"):
+        adapt_cycle(cycle, sandbox="local", jobs=0)
+    assert not cycle.ledger.entries(ADAPTATION_EVENT)
+
+
+def test_ctrl_c_of_vwt_adapt_says_how_to_resume_leaves_no_process_and_the_resume_completes(
+    tmp_path: Path,
+) -> None:
+    cycle = _cycle(tmp_path / "h", ("retrieved-trajectories",))
+    argv = [str(Path(sys.executable).with_name("vwt")), "adapt", "--home", str(cycle.home)]
+    run = subprocess.Popen(
+        [*argv, "--sandbox", "local", "--jobs", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own group, as a terminal's foreground job
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    deadline = time.monotonic() + 300
+    while not cycle.ledger.entries(ADAPTATION_EVENT):
+        assert run.poll() is None, run.stdout.read().decode() if run.stdout else ""
+        assert time.monotonic() < deadline, "no pair was recorded"
+        time.sleep(0.05)
+    os.killpg(run.pid, signal.SIGINT)  # what a terminal sends its foreground group
+    out = run.communicate(timeout=120)[0].decode()
+    assert run.returncode == 2, out[-3000:]
+    assert "interrupted:" in out and "run the same command again" in out, out[-3000:]
+    assert "Traceback" not in out, out[-3000:]
+    with pytest.raises(ProcessLookupError):  # no sandbox process of the group is left
+        os.killpg(run.pid, 0)
+    recorded = len(cycle.ledger.entries(ADAPTATION_EVENT))
+    pairs = _adapt_json(cycle.home)
+    assert sum(p["skipped"] for p in pairs) == recorded and len(pairs) == len(cycle.targets())
