@@ -76,8 +76,9 @@ def adapt(
         typer.Option(
             "--jobs",
             min=1,
-            help="Pairs adapted at once (default: two per core). The ledger is the same for "
-            "any number: pairs are recorded in a fixed order.",
+            help="Pairs adapted at once (default: two per core), recorded in a fixed order: "
+            "the ledger is the same for any number, unless a pair nears the budget's wall "
+            "seconds (then use 1).",
             show_default=False,
         ),
     ] = None,
