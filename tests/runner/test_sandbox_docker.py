@@ -352,7 +352,8 @@ def test_the_image_holds_scripts_sandbox_image_at_opt_vwt_read_only() -> None:
     listing = (
         "import os, sys\n"
         "root = os.environ['VWT_SANDBOX_OPT']\n"
-        "for d, _, files in os.walk(root):\n"
+        "for d, dirs, files in os.walk(root):\n"
+        "    dirs[:] = [x for x in dirs if x != '__pycache__']\n"
         "    for f in files:\n"
         "        p = os.path.join(d, f)\n"
         "        print(os.path.relpath(p, root), os.stat(p).st_uid, open(p, 'rb').read().hex())\n"
@@ -368,6 +369,41 @@ def test_the_image_holds_scripts_sandbox_image_at_opt_vwt_read_only() -> None:
         assert (await sb.exec(["sh", "-c", "echo $VWT_SANDBOX_OPT"])).stdout == b"/opt/vwt\n"
         for path in ("/opt/vwt/README.txt", "/opt/vwt/new"):
             assert not (await sb.exec(["sh", "-c", f"echo x >> {path}"])).ok, path
+
+    in_docker(check)
+
+
+def test_the_image_holds_its_python_byte_compiled_so_no_start_compiles_it() -> None:
+    # The sandbox user cannot write __pycache__ under /opt: a module without a valid cached
+    # file there is compiled again by every process that imports it (each batch's server).
+    check_caches = (
+        "import importlib.util, os, struct, sys\n"
+        "stale, seen = [], 0\n"
+        "for root in ('/opt/vwt', '/opt/vwt-site'):\n"
+        "    for d, dirs, files in os.walk(root):\n"
+        "        for f in files:\n"
+        "            if not f.endswith('.py'):\n"
+        "                continue\n"
+        "            src = os.path.join(d, f)\n"
+        "            seen += 1\n"
+        "            try:\n"
+        "                head = open(importlib.util.cache_from_source(src), 'rb').read(16)\n"
+        "            except OSError:\n"
+        "                stale.append(src); continue\n"
+        "            magic, flags, mtime, size = head[:4], *struct.unpack('<3I', head[4:])\n"
+        "            st = os.stat(src)\n"
+        "            want = (int(st.st_mtime) & 0xFFFFFFFF, st.st_size & 0xFFFFFFFF)\n"
+        "            if magic != importlib.util.MAGIC_NUMBER or flags or (mtime, size) != want:\n"
+        "                stale.append(src)\n"
+        "print(seen, len(stale), *stale[:5])\n"
+    )
+
+    async def check(sb: DockerSandbox) -> None:
+        r = await sb.exec(["python3", "-c", check_caches])
+        assert r.ok, r.stderr
+        seen, stale, *examples = r.stdout.decode().split()
+        assert int(seen) > 500, "the SDK's modules are not in the image"
+        assert int(stale) == 0, f"not byte-compiled: {examples}; run `make sandbox`"
 
     in_docker(check)
 
