@@ -47,9 +47,9 @@ from runner._pin import (
     pin_phase,
     records_digest,
 )
-from runner._plan import plan_phase
+from runner._plan import plan_phase, sandbox_groups
 from runner._ray import ADDRESS_ENV, start_ray
-from runner._records import Batch, TrialRecord, TrialSpec, trial_key
+from runner._records import Batch, TrialRecord, TrialSpec, group_json, load_group, trial_key
 from runner._replay import (
     COMPARED,
     HomeSource,
@@ -80,7 +80,7 @@ from runner._sandbox_local import LocalSandbox
 from runner._signals import terminate_as_interrupt
 from runner._skill_scripts import SCRIPT_TIMEOUT_S, SandboxScripts, skill_mount
 from runner._store import StoredRow, TrialStore, canonical_record, record_leaf
-from runner._worker import Called, Item, Row, run_batch, stream_batch
+from runner._worker import Called, Item, Row, run_batch, run_group_async, stream_batch
 from runner.errors import RunnerError
 
 __all__ = [
@@ -142,10 +142,12 @@ __all__ = [
     "evaluation_conditions",
     "execute",
     "gate_sandboxes",
+    "group_json",
     "home_lock",
     "invalid_trials_error",
     "last_pin",
     "latest",
+    "load_group",
     "make_sandbox",
     "measured_usage",
     "phase_accounting",
@@ -158,8 +160,10 @@ __all__ = [
     "resolve_sandbox_kind",
     "run_batch",
     "run_dev",
+    "run_group_async",
     "run_phase",
     "sample_records",
+    "sandbox_groups",
     "skill_mount",
     "start_ray",
     "store_for",

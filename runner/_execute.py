@@ -25,8 +25,9 @@ from benchmark import (
 )
 from benchmark._seeds import request_seed
 from runner._accounting import INVALID
+from runner._plan import sandbox_groups
 from runner._ray import ADDRESS_ENV, start_ray
-from runner._records import Batch, TrialRecord
+from runner._records import Batch, TrialRecord, group_json
 from runner._sandbox import FOLDER_CODE, SandboxKind, resolve_sandbox_kind
 from runner._sandbox_engine import remove_stale_sandboxes
 from runner._signals import terminate_as_interrupt
@@ -113,7 +114,8 @@ def _executor(todo: list[Batch], total: int, forward: tuple[str, ...]) -> Stream
         )
     clustered = bool(os.environ.get(ADDRESS_ENV, "").strip())
     if choice == "local" or (choice == "auto" and not clustered and total <= LOCAL_MAX_TRIALS):
-        return LocalStreams(stream_batch, min(len(todo), os.cpu_count() or 1))
+        groups = len(sandbox_groups(todo))
+        return LocalStreams(stream_batch, min(groups, os.cpu_count() or 1))
     # a cluster's nodes get vwt's code from Ray but not its installed metadata: the families
     # (entry points, and folders with their pinned digests) go with the code
     handed = {ENTRY_POINTS_ENV: entry_points_to_hand_on(), FOLDERS_ENV: folders_to_hand_on()}
@@ -222,7 +224,7 @@ class _Run:
         self.progress, self.total, self.cache = progress, total, cache
         self.last = store.last_attempts()
         self.tries: Counter[str] = Counter()
-        self.streams: dict[Any, Batch] = {}
+        self.streams: dict[Any, list[Batch]] = {}
         self.received: dict[Any, set[str]] = {}
         self.buffer: list[tuple[TrialRecord, bytes]] = []
         self.blobs: dict[str, bytes] = {}
@@ -233,8 +235,8 @@ class _Run:
 
     def start(self, executor: Streams, batches: list[Batch], kind: str, concurrency: int) -> None:
         self.executor, self.kind, self.concurrency = executor, kind, concurrency
-        for batch in batches:
-            self._submit(batch)
+        for group in sandbox_groups(batches):
+            self._submit(group)
 
     def _cached(self, batch: Batch) -> Batch:
         """``batch`` with the stored replies to its trials' model and seeds (``--cache``)."""
@@ -245,13 +247,13 @@ class _Run:
             replies.update(store.cached_replies(batch.condition.model.model, seeds))
         return batch.model_copy(update={"cache": replies})
 
-    def _submit(self, batch: Batch) -> None:
+    def _submit(self, group: list[Batch]) -> None:
         if self.cache:
             self._flush()  # replies of the attempts before this one are served too
-            batch = self._cached(batch)
-        self.tries.update(t.key for t in batch.trials)
-        stream = self.executor.submit(batch.model_dump_json(), self.kind, self.concurrency)
-        self.streams[stream] = batch
+            group = [self._cached(batch) for batch in group]
+        self.tries.update(t.key for batch in group for t in batch.trials)
+        stream = self.executor.submit(group_json(group), self.kind, self.concurrency)
+        self.streams[stream] = group
         self.received[stream] = set()
 
     def drain(self) -> None:
@@ -266,14 +268,14 @@ class _Run:
         self.executor.close(cancel=False)
 
     def _take(self, stream: Any) -> None:
-        batch = self.streams[stream]
+        group = self.streams[stream]
         try:
             rows = self.executor.take(stream)
-        except Exception as e:  # the batch crashed: what it returned is kept
-            self._end(stream, batch, e)
+        except Exception as e:  # the group crashed: what it returned is kept
+            self._end(stream, group, e)
             return
         if rows is None:
-            self._end(stream, batch, None)
+            self._end(stream, group, None)
             return
         for item in rows:
             if not self.buffer and not self.replies:
@@ -288,23 +290,27 @@ class _Run:
         if len(self.buffer) >= FLUSH_ROWS:
             self._flush()
 
-    def _end(self, stream: Any, batch: Batch, error: Exception | None) -> None:
-        """A batch's stream ended: run again its invalid trials and those it never returned."""
+    def _end(self, stream: Any, group: list[Batch], error: Exception | None) -> None:
+        """A group's stream ended: run again its invalid trials and those it never returned."""
         self._flush()
         self.streams.pop(stream)
         got = self.received.pop(stream)
-        lost = [t for t in batch.trials if t.key not in got]
-        again = [t for t in batch.trials if t.key in self.invalid or t.key not in got]
-        retry = tuple(t for t in again if self.tries[t.key] < self.max_attempts)
-        if error is not None and lost:
-            rerun = sum(t.key not in got for t in retry)
-            self.result.failed_batches.append(
-                f"{batch.condition_id}/{batch.arm}: {error} ({len(lost)} trials lost, "
-                f"{rerun} run again)"
-            )
-        if retry:
-            self.total += sum(t.key in self.invalid for t in retry)
-            self._submit(batch.model_copy(update={"trials": retry}))
+        again = []
+        for batch in group:
+            lost = [t for t in batch.trials if t.key not in got]
+            redo = [t for t in batch.trials if t.key in self.invalid or t.key not in got]
+            retry = tuple(t for t in redo if self.tries[t.key] < self.max_attempts)
+            if error is not None and lost:
+                rerun = sum(t.key not in got for t in retry)
+                self.result.failed_batches.append(
+                    f"{batch.condition_id}/{batch.arm}: {error} ({len(lost)} trials lost, "
+                    f"{rerun} run again)"
+                )
+            if retry:
+                self.total += sum(t.key in self.invalid for t in retry)
+                again.append(batch.model_copy(update={"trials": retry}))
+        for regrouped in sandbox_groups(again):
+            self._submit(regrouped)
 
     def _flush(self) -> None:
         if not self.buffer and not self.replies:

@@ -1,4 +1,5 @@
-"""Planning: every submission × condition × arm × task × trial, grouped into batches."""
+"""Planning: every submission × condition × arm × task × trial, grouped into batches, and
+batches into the groups that share a sandbox."""
 
 from __future__ import annotations
 
@@ -123,3 +124,25 @@ def _family_batches(
                 )
             )
     return batches
+
+
+def sandbox_groups(batches: Sequence[Batch], size: int = BATCH_SIZE) -> list[list[Batch]]:
+    """``batches`` in the groups that each run in one sandbox with one MCP server (one worker
+    task): batches of the same arm (bundle), family and interface version, whose conditions
+    differ only in model, provider, harness or split, up to ``size`` trials a group (a larger
+    batch is a group of its own), in plan order.
+
+    At small sizes a sandbox and its server cost far more than the few trials of one batch
+    (a second, against about 50 ms a trial). Arms never share one: a submission's trials
+    cannot reach another's, or the baseline's, through a sandbox they share."""
+    groups: list[list[Batch]] = []
+    filling: dict[tuple[str | None, str, str], int] = {}
+    for batch in batches:
+        key = (batch.bundle_hash, batch.family, batch.interface.model_dump_json())
+        at = filling.get(key)
+        if at is not None and sum(len(b.trials) for b in groups[at]) + len(batch.trials) <= size:
+            groups[at].append(batch)
+            continue
+        filling[key] = len(groups)
+        groups.append([batch])
+    return groups

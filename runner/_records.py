@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import Any, Literal, Self
 
 import rfc8785
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from benchmark import CachedReply, CriticalFlag, Usage
 from conditions import Condition, ModelEndpoint
@@ -73,6 +74,23 @@ class Batch(BaseModel):
         if self.family not in self.condition.task_family.families:
             raise ValueError(f"family {self.family!r} is not one of the condition's")
         return self
+
+
+_GROUP: TypeAdapter[list[Batch]] = TypeAdapter(list[Batch])
+
+
+def group_json(batches: Sequence[Batch]) -> str:
+    """A group of batches (one sandbox's, :func:`runner.sandbox_groups`) as one JSON array:
+    what a worker task is handed."""
+    return _GROUP.dump_json(list(batches)).decode()
+
+
+def load_group(data: str) -> list[Batch]:
+    """The batches of :func:`group_json`'s JSON, validated; at least one."""
+    batches = _GROUP.validate_json(data)
+    if not batches:
+        raise ValueError("a group of batches is empty")
+    return batches
 
 
 class TrialRecord(BaseModel):

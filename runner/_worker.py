@@ -1,14 +1,16 @@
-"""The trial worker: runs one batch of trials in one sandbox. Plain code; Ray wraps it elsewhere."""
+"""The trial worker: runs a group of batches of trials in one sandbox. Plain code; Ray wraps it
+elsewhere."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
 import sys
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -35,7 +37,7 @@ from benchmark import (
 from benchmark._seeds import request_seed
 from benchmark.harness import AgentArtifacts, usable_harness
 from drift import ServedInterface
-from runner._records import Batch, TrialRecord, TrialSpec
+from runner._records import Batch, TrialRecord, TrialSpec, load_group
 from runner._sandbox import make_sandbox
 from runner._sandbox_base import Mount, Sandbox
 from runner._skill_scripts import SandboxScripts, skill_mount
@@ -180,87 +182,131 @@ async def run_batch_async(
     hands each to ``emit`` as soon as it finishes, and each model reply as soon as it comes
     (:class:`Called`). Every trial's model calls are recorded in a call log (``logs`` makes
     them; by default one that answers from ``batch.cache``)."""
-    fam = family(batch.family)
-    served = serve(fam.env_id, batch.interface)
-    artifacts = AgentArtifacts.model_validate_json(batch.artifacts_json)
-    backend = McpBackend.of(fam, batch.interface)  # a folder family: its release's server
+    return await run_group_async([batch], sandbox_kind, concurrency, emit, logs)
+
+
+async def run_group_async(
+    batches: Sequence[Batch],
+    sandbox_kind: str = "auto",
+    concurrency: int = 16,
+    emit: Callable[[Item], None] | None = None,
+    logs: LogFactory | None = None,
+) -> list[Row]:
+    """Run every trial of ``batches`` — a group of :func:`runner.sandbox_groups`: one arm,
+    family and interface version — in one sandbox with one MCP server, at most
+    ``concurrency`` at once; a :class:`Row` per trial, batch after batch in trial order.
+    ``emit`` and ``logs`` as for :func:`run_batch_async`."""
+    first = batches[0]
+    key = (first.bundle_hash, first.family, first.interface)
+    if any((b.bundle_hash, b.family, b.interface) != key for b in batches):
+        raise ValueError("a sandbox group holds batches of one arm, family and interface")
+    fam = family(first.family)
+    served = serve(fam.env_id, first.interface)
+    artifacts = AgentArtifacts.model_validate_json(first.artifacts_json)
+    backend = McpBackend.of(fam, first.interface)  # a folder family: its release's server
     with skill_mount(artifacts.skills) as skills:  # the skills' scripts run in the sandbox
         mounts = [Mount(*m) for m in backend.mounts()]
         sandbox = make_sandbox(sandbox_kind, mounts=[*mounts, *([skills] if skills else [])])
-        return await _run_in(
-            batch, sandbox, fam, served, artifacts, backend, concurrency, emit, logs
-        )
+        trials = _Trials(sandbox, fam, served, artifacts, backend, concurrency, emit, logs)
+        return await trials.run(batches)
 
 
-async def _run_in(
-    batch: Batch,
-    sandbox: Sandbox,
-    fam: Family,
-    served: ServedInterface,
-    artifacts: AgentArtifacts,
-    backend: McpBackend,
-    concurrency: int,
-    emit: Callable[[Item], None] | None,
-    logs: LogFactory | None,
-) -> list[Row]:
-    """Every trial of ``batch`` in ``sandbox`` (not yet started), its tools served by
-    ``backend``."""
-    c = batch.condition
-    chosen = usable_harness(c.harness)
-    scripts = SandboxScripts(sandbox)
-    limit = asyncio.Semaphore(concurrency)
-    node = _ray_node()
-    # Requests carry the trial seed (shared by every arm) and the arm, so that arms share
-    # their trait draws but not their sampling noise; the record keeps the trial seed.
-    arm = batch.bundle_hash if batch.bundle_hash is not None else "baseline"
-    # k trials share each task: generate every task of the batch once
-    tasks = {
-        i: fam.generate(c.task_family.split, i, batch.split_seed)
-        for i in sorted({t.task_index for t in batch.trials})
-    }
+class _Trials:
+    """The trials of a group's batches in ``sandbox`` (not yet started), their tools served
+    by ``backend``."""
 
-    secrets = _secrets(batch)
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        fam: Family,
+        served: ServedInterface,
+        artifacts: AgentArtifacts,
+        backend: McpBackend,
+        concurrency: int,
+        emit: Callable[[Item], None] | None,
+        logs: LogFactory | None,
+    ) -> None:
+        self.sandbox, self.fam, self.served, self.artifacts = sandbox, fam, served, artifacts
+        self.backend, self.emit, self.logs = backend, emit, logs
+        self.scripts = SandboxScripts(sandbox)
+        self.limit = asyncio.Semaphore(concurrency)
+        self.node = _ray_node()
 
-    def journal(entry: CacheEntry) -> None:
-        if emit is not None:
-            emit(Called(entry.model_dump_json()))
+    async def run(self, batches: Sequence[Batch]) -> list[Row]:
+        harnesses = {b.condition.harness: usable_harness(b.condition.harness) for b in batches}
+        async with contextlib.AsyncExitStack() as stack:
+            await stack.enter_async_context(self.sandbox)
+            await stack.enter_async_context(self.backend.serve(self.sandbox))
+            for chosen in harnesses.values():  # one session per harness, for every batch
+                await stack.enter_async_context(chosen.session())
+            runs = [(self._batch(b), b.trials) for b in batches]
+            rows = await asyncio.gather(*(run(t) for run, specs in runs for t in specs))
+        return list(rows)
 
-    def default_log(spec: TrialSpec, journal: Callable[[CacheEntry], None] | None) -> CallLog:
-        return CallLog(secrets=secrets, cache=batch.cache, journal=journal)
+    def _batch(self, batch: Batch) -> Callable[[TrialSpec], Awaitable[Row]]:
+        """The coroutine function that runs one trial of ``batch``."""
+        c, fam, sandbox = batch.condition, self.fam, self.sandbox
+        chosen = usable_harness(c.harness)
+        # Requests carry the trial seed (shared by every arm) and the arm, so that arms share
+        # their trait draws but not their sampling noise; the record keeps the trial seed.
+        arm = batch.bundle_hash if batch.bundle_hash is not None else "baseline"
+        # k trials share each task: generate every task of the batch once
+        tasks = {
+            i: fam.generate(c.task_family.split, i, batch.split_seed)
+            for i in sorted({t.task_index for t in batch.trials})
+        }
+        secrets = _secrets(batch)
+        emit = self.emit
 
-    make_log = logs or default_log
+        def journal(entry: CacheEntry) -> None:
+            if emit is not None:
+                emit(Called(entry.model_dump_json()))
 
-    async def one(spec: TrialSpec) -> Row:
-        async with limit:
-            started = _now()
-            task = tasks[spec.task_index]
-            log = make_log(spec, journal if emit is not None else None)
-            with recording(log):
-                result = await run_trial(
-                    fam,
-                    task,
-                    served,
-                    backend,
-                    model=c.model.model,
-                    harness=chosen,
-                    artifacts=artifacts,
-                    seed=request_seed(spec.seed, arm),
-                    endpoint=batch.endpoint,
-                    scripts=scripts,
-                )
-        trace = _trace(result.run.trace(), secrets)
-        sha = hashlib.sha256(trace).hexdigest()
-        calls = log.document()
-        record = _record(
-            batch, spec, fam, served, sandbox.kind, result, started, sha, node, calls, secrets
-        )
-        row = Row(record.model_dump_json(), zlib.compress(trace), call_blobs(log.blobs))
-        if emit is not None:
-            emit(row)
-        return row
+        def default_log(spec: TrialSpec, journal: Callable[[CacheEntry], None] | None) -> CallLog:
+            return CallLog(secrets=secrets, cache=batch.cache, journal=journal)
 
-    async with sandbox, backend.serve(sandbox), chosen.session():
-        return await asyncio.gather(*(one(s) for s in batch.trials))
+        make_log = self.logs or default_log
+
+        async def one(spec: TrialSpec) -> Row:
+            async with self.limit:
+                started = _now()
+                task = tasks[spec.task_index]
+                log = make_log(spec, journal if emit is not None else None)
+                with recording(log):
+                    result = await run_trial(
+                        fam,
+                        task,
+                        self.served,
+                        self.backend,
+                        model=c.model.model,
+                        harness=chosen,
+                        artifacts=self.artifacts,
+                        seed=request_seed(spec.seed, arm),
+                        endpoint=batch.endpoint,
+                        scripts=self.scripts,
+                    )
+            trace = _trace(result.run.trace(), secrets)
+            sha = hashlib.sha256(trace).hexdigest()
+            calls = log.document()
+            record = _record(
+                batch,
+                spec,
+                fam,
+                self.served,
+                sandbox.kind,
+                result,
+                started,
+                sha,
+                self.node,
+                calls,
+                secrets,
+            )
+            row = Row(record.model_dump_json(), zlib.compress(trace), call_blobs(log.blobs))
+            if emit is not None:
+                emit(row)
+            return row
+
+        return one
 
 
 class BatchFailed(Exception):
@@ -312,27 +358,28 @@ def _failed(e: Exception) -> BatchFailed:
 
 
 def stream_batch(
-    batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16, share: int = 1
+    group_json: str, sandbox_kind: str = "auto", concurrency: int = 16, share: int = 1
 ) -> Iterator[list[Item]]:
-    """Run every trial of a batch, yielding the finished trials (:class:`Row`) and the model
-    calls that returned (:class:`Called`) in small groups as they come.
+    """Run every trial of a group of batches (:func:`group_json`; one sandbox, see
+    :func:`run_group_async`), yielding the finished trials (:class:`Row`) and the model calls
+    that returned (:class:`Called`) in small groups as they come.
 
-    As a Ray generator task this streams records to the driver while the batch runs, so a
-    crash loses only the trials in flight. Errors that stop the whole batch are raised as
+    As a Ray generator task this streams records to the driver while the group runs, so a
+    crash loses only the trials in flight. Errors that stop the whole group are raised as
     :class:`BatchFailed` naming their class (after the trials that finished before it); a
-    trial's own errors end only that trial. Closing the generator early stops the batch and
+    trial's own errors end only that trial. Closing the generator early stops the group and
     its sandbox. ``share``: how many worker processes share the run's model-call limits
     (this process keeps 1/share of each, see :mod:`benchmark._limits`).
     """
     try:
         os.environ[SHARE_ENV] = str(share)
         loop = _loop()
-        batch = Batch.model_validate_json(batch_json)
+        batches = load_group(group_json)
     except Exception as e:
         raise _failed(e) from None
     queue: asyncio.Queue[Item] = asyncio.Queue()
     running = loop.create_task(
-        run_batch_async(batch, sandbox_kind, concurrency, emit=queue.put_nowait)
+        run_group_async(batches, sandbox_kind, concurrency, emit=queue.put_nowait)
     )
     try:
         while rows := _rows(loop, queue, running):

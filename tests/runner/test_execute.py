@@ -22,6 +22,7 @@ from runner import (
     TrialRecord,
     TrialStore,
     execute,
+    load_group,
     plan_phase,
     stream_batch,
 )
@@ -175,16 +176,16 @@ def test_trials_still_invalid_after_the_attempts_are_rerun_next_time_and_only_th
 
 def dying_after_first_rows(marks: Path) -> Worker:
     """The real streaming worker, counting how often each trial runs (in ``marks``); the
-    first time a batch runs, its worker process dies (SIGKILL) after handing out its first
-    group of finished trials, and the trials still running die with it."""
+    first time a group of batches runs, its worker process dies (SIGKILL) after handing out
+    its first finished trials, and the trials still running die with it."""
 
     def run(
-        batch_json: str, sandbox_kind: str = "auto", concurrency: int = 16, share: int = 1
+        group_json: str, sandbox_kind: str = "auto", concurrency: int = 16, share: int = 1
     ) -> Iterator[list[Item]]:
-        batch = Batch.model_validate_json(batch_json)
+        batch = load_group(group_json)[0]
         first = not (marks / f"batch-{batch.condition_id}-{batch.arm}").exists()
         (marks / f"batch-{batch.condition_id}-{batch.arm}").touch()
-        for rows in stream_batch(batch_json, sandbox_kind, 1, share):
+        for rows in stream_batch(group_json, sandbox_kind, 1, share):
             for row in rows:
                 if isinstance(row, Called):
                     continue

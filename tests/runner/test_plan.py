@@ -11,7 +11,7 @@ from benchmark import BenchmarkError, default_cycle_spec_path, family
 from benchmark.harness import AgentArtifacts
 from conditions import Condition, CycleSpec, TaskFamilyAxis, plan_targets
 from drift import InterfaceVersion, RenameTool
-from runner import Batch, TrialSpec, plan_phase, trial_key
+from runner import Batch, TrialSpec, plan_phase, sandbox_groups, trial_key
 from submissions import Bundle, reference_bundles
 
 SPEC = CycleSpec.load(default_cycle_spec_path())
@@ -178,3 +178,26 @@ def test_a_family_set_plans_every_family_at_full_size() -> None:
     assert len(_trials(batches)) == 3 * 4 * 2
     with pytest.raises(ValueError, match="not one of the condition's"):
         Batch.model_validate({**batches[0].model_dump(), "family": "other"})
+
+
+def test_sandbox_groups_share_a_sandbox_only_within_one_arm_family_and_interface() -> None:
+    conditions = [(SPEC.source.id, SPEC.source)] + [
+        (t.id, t.condition) for t in plan_targets(SPEC).targets if len(t.varied) == 1
+    ]
+    batches = _plan(conditions=conditions, tasks_per_split=2, k=2)
+    groups = sandbox_groups(batches, size=12)
+    # every batch exactly once, in plan order within a group
+    assert sorted(b.model_dump_json() for g in groups for b in g) == sorted(
+        b.model_dump_json() for b in batches
+    )
+    order = {id(b): i for i, b in enumerate(batches)}
+    assert all([order[id(b)] for b in g] == sorted(order[id(b)] for b in g) for g in groups)
+    for group in groups:
+        assert len({(b.bundle_hash, b.arm) for b in group}) == 1  # arms never share
+        assert len({(b.family, b.interface.model_dump_json()) for b in group}) == 1
+        assert sum(len(b.trials) for b in group) <= 12
+    # conditions that differ in model, provider or harness do share one
+    assert any(len({b.condition_id for b in g}) > 1 for g in groups)
+    assert len(groups) < len(batches)
+    # a batch larger than the size is a group of its own; size 1 groups nothing
+    assert [len(g) for g in sandbox_groups(batches, size=1)] == [1] * len(batches)

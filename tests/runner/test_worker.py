@@ -21,8 +21,8 @@ from benchmark import default_cycle_spec_path, family, served_interface
 from benchmark._seeds import shared_seed
 from benchmark.harness import _loop
 from benchmark.sim import Fault, FaultPlan, SimServer
-from conditions import CycleSpec
-from runner import Batch, TrialRecord, run_batch
+from conditions import CycleSpec, plan_targets
+from runner import Batch, TrialRecord, _worker, plan_phase, run_batch, run_group_async, stream_batch
 from runner._worker import BatchFailed, run_batch_async
 from submissions import reference_bundles
 from tests.runner.test_execute import source_plan
@@ -216,3 +216,62 @@ def test_a_fresh_worker_under_cpu_contention_has_no_invalid_trials() -> None:
     assert len(records) == 24
     assert [r["invalid"] for r in records if r["outcome"] == "invalid"] == []
     assert out["before"] is False and out["in_loop"] is False  # imported by the batch, first
+
+
+def _same_arm_in_two_conditions() -> list[Batch]:
+    """The typed-skill arm's batch in the source and in the target that varies the model: one
+    arm, family and interface version, so one sandbox group."""
+    target = next(t for t in plan_targets(SPEC).targets if t.varied == ("model",))
+    conditions = [(SPEC.source.id, SPEC.source), (target.id, target.condition)]
+    batches = plan_phase(
+        cycle=SPEC.cycle,
+        cycle_seed=SPEC.seed,
+        phase="frozen",
+        conditions=conditions,
+        bundles=reference_bundles()[2:3],
+        tasks_per_split=2,
+        k=2,
+        baseline=False,
+    )
+    assert len(batches) == 2 and batches[0].condition.model != batches[1].condition.model
+    return batches
+
+
+def _comparable(row: Any) -> tuple[Any, ...]:
+    record = TrialRecord.model_validate_json(row.record)
+    kept = record.model_dump(exclude={"started_at", "ended_at"})
+    del kept["usage"]["latency_s"]  # wall clock, like the two above
+    return (kept, zlib.decompress(row.trace))
+
+
+def test_a_group_runs_its_batches_in_one_sandbox_as_each_would_run_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    batches = _same_arm_in_two_conditions()
+    alone = [row for b in batches for row in asyncio.run(run_batch_async(b, "local", 2))]
+    started: list[str] = []
+    real = _worker.make_sandbox
+
+    def counted(kind: str, **kw: Any) -> Any:
+        started.append(kind)
+        return real(kind, **kw)
+
+    monkeypatch.setattr(_worker, "make_sandbox", counted)
+    together = asyncio.run(run_group_async(batches, "local", 2))
+    assert started == ["local"]  # one sandbox (and one MCP server) for both conditions
+    assert [_comparable(r) for r in together] == [_comparable(r) for r in alone]
+    models = {TrialRecord.model_validate_json(r.record).model for r in together}
+    assert models == {b.condition.model.model for b in batches}
+
+
+def test_a_group_of_two_arms_is_refused_before_any_sandbox_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with_arm = _same_arm_in_two_conditions()[0]
+    baseline = source_plan()[0]
+    assert baseline.arm == "without"
+    monkeypatch.setattr(_worker, "make_sandbox", lambda *a, **k: pytest.fail("started"))
+    with pytest.raises(ValueError, match="one arm, family and interface"):
+        asyncio.run(run_group_async([baseline, with_arm], "local", 2))
+    with pytest.raises(BatchFailed, match="empty"):
+        next(stream_batch("[]", "local"))
