@@ -212,9 +212,16 @@ def _conditions(cycle: Cycle) -> list[ReleasedCondition]:
         )
         for c in verified.conditions
     ]
-    # single-axis targets first, then pairs, in axis order: the reveal's order is a shuffle
+    # single-axis targets first, then pairs, in axis order, then by what they are (not by
+    # their keyed ids, which differ per cycle): the reveal's order is a shuffle
     return conditions + sorted(
-        targets, key=lambda c: (len(c.varied), [AXES.index(a) for a in c.varied], c.id)
+        targets,
+        key=lambda c: (
+            len(c.varied),
+            [AXES.index(a) for a in c.varied],
+            c.condition.model_dump_json(),
+            c.id,
+        ),
     )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from benchmark import Outcome
 from runner._records import Arm, Batch, TrialRecord
 
 INVALID = "invalid"
@@ -86,7 +87,7 @@ def account(phase: str, batches: list[Batch], records: list[TrialRecord]) -> Acc
         invalid=invalid,
         missing=len(planned - stored.keys()),
         unexpected=len(stored.keys() - planned),
-        outcomes=dict(outcomes),
+        outcomes={o.value: outcomes[o.value] for o in Outcome if outcomes[o.value]},
         cells=tuple(
             CellAccounting(
                 condition_id=condition_id,

@@ -138,7 +138,8 @@ def run_demo(
     )
     say(
         f"{accounting.valid} of {accounting.expected} trials valid ({accounting.invalid} invalid, "
-        f"{accounting.missing} missing): {accounting.outcomes}"
+        f"{accounting.missing} missing): "
+        + ", ".join(f"{n} {outcome}" for outcome, n in accounting.outcomes.items())
     )
     if cache:
         say(_cache_line(execution))
