@@ -10,27 +10,28 @@ import pytest
 from benchmark import default_cycle_spec_path
 from benchmark.sim import FaultPlan, SimServer
 from conditions import CycleSpec
-from runner import EXECUTOR_ENV, Batch, TrialStore, execute, plan_phase
+from runner import EXECUTOR_ENV, Batch, TrialStore, execute, plan_phase, sandbox_groups
 from runner._dev import dev_condition
+from submissions import reference_bundles
 
 
 def _two_batches() -> list[Batch]:
-    """Two baseline batches of 4 trials, one per sim model served over loopback HTTP."""
+    """Two batches of 4 trials, the baseline and a submission's arm, of a sim model served
+    over loopback HTTP: two arms never share a sandbox, so two worker processes."""
     spec = CycleSpec.load(default_cycle_spec_path())
-    models = ("openai/acme-2", "openai/acme-3")
-    conditions = [(c.id, c) for c in (dev_condition(spec.source, m) for m in models)]
+    condition = dev_condition(spec.source, "openai/acme-2")
     batches = plan_phase(
         cycle=spec.cycle,
         cycle_seed=spec.seed,
         phase="dev",
-        conditions=conditions,
-        bundles=[],
+        conditions=[(condition.id, condition)],
+        bundles=reference_bundles()[:1],
         tasks_per_split=4,
         k=1,
         interfaces=spec.interfaces,
         endpoints=spec.endpoints,
     )
-    assert len(batches) == 2  # one per worker process, both calling at once
+    assert len(sandbox_groups(batches)) == 2  # one per worker process, both calling at once
     return batches
 
 
