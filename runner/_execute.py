@@ -104,7 +104,7 @@ LOCAL_MAX_TRIALS = 256
 """``auto`` runs at most this many pending trials locally (no runtime to start), more on Ray."""
 
 
-def _executor(todo: list[Batch], total: int, forward: tuple[str, ...]) -> Streams:
+def _executor(groups: list[list[Batch]], total: int, forward: tuple[str, ...]) -> Streams:
     """Ray for a cluster or a large run; a local process pool for a small one (a dev run, a
     small cell), which starts at once. ``VWT_EXECUTOR`` overrides the choice."""
     choice = os.environ.get(EXECUTOR_ENV, "auto").strip() or "auto"
@@ -114,8 +114,7 @@ def _executor(todo: list[Batch], total: int, forward: tuple[str, ...]) -> Stream
         )
     clustered = bool(os.environ.get(ADDRESS_ENV, "").strip())
     if choice == "local" or (choice == "auto" and not clustered and total <= LOCAL_MAX_TRIALS):
-        groups = len(sandbox_groups(todo))
-        return LocalStreams(stream_batch, min(groups, os.cpu_count() or 1))
+        return LocalStreams(stream_batch, min(len(groups), os.cpu_count() or 1))
     # a cluster's nodes get vwt's code from Ray but not its installed metadata: the families
     # (entry points, and folders with their pinned digests) go with the code
     handed = {ENTRY_POINTS_ENV: entry_points_to_hand_on(), FOLDERS_ENV: folders_to_hand_on()}
@@ -189,9 +188,10 @@ def execute(
     run = _Run(store, result, max_attempts, progress, total, cache)
     try:
         with terminate_as_interrupt() as claim:
-            executor = _executor(todo, total, tuple(keys))
+            groups = sandbox_groups(todo)
+            executor = _executor(groups, total, tuple(keys))
             claim()  # starting Ray installed its own SIGTERM handler (stack traces, then death)
-            run.start(executor, todo, kind.value, concurrency)
+            run.start(executor, groups, kind.value, concurrency)
             run.drain()
     except KeyboardInterrupt:
         run.stop()
@@ -233,9 +233,11 @@ class _Run:
         self.invalid: dict[str, TrialRecord] = {}
         self.finished: set[str] = set()
 
-    def start(self, executor: Streams, batches: list[Batch], kind: str, concurrency: int) -> None:
+    def start(
+        self, executor: Streams, groups: list[list[Batch]], kind: str, concurrency: int
+    ) -> None:
         self.executor, self.kind, self.concurrency = executor, kind, concurrency
-        for group in sandbox_groups(batches):
+        for group in groups:
             self._submit(group)
 
     def _cached(self, batch: Batch) -> Batch:

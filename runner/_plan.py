@@ -9,7 +9,7 @@ from benchmark import family, interface_version, stable_int
 from benchmark.harness import AgentArtifacts
 from conditions import Condition, ModelEndpoint
 from drift import InterfaceVersion
-from runner._records import Arm, Batch, Phase, TrialSpec, trial_key
+from runner._records import Arm, Batch, Phase, TrialSpec, sandbox_key, trial_key
 from submissions import Bundle
 
 BATCH_SIZE = 72
@@ -136,13 +136,13 @@ def sandbox_groups(batches: Sequence[Batch], size: int = BATCH_SIZE) -> list[lis
     (a second, against about 50 ms a trial). Arms never share one: a submission's trials
     cannot reach another's, or the baseline's, through a sandbox they share."""
     groups: list[list[Batch]] = []
-    filling: dict[tuple[str | None, str, str], int] = {}
+    filling: dict[tuple[str | None, str, str], tuple[list[Batch], int]] = {}
     for batch in batches:
-        key = (batch.bundle_hash, batch.family, batch.interface.model_dump_json())
-        at = filling.get(key)
-        if at is not None and sum(len(b.trials) for b in groups[at]) + len(batch.trials) <= size:
-            groups[at].append(batch)
-            continue
-        filling[key] = len(groups)
-        groups.append([batch])
+        key = sandbox_key(batch)
+        group, trials = filling.get(key, ([], size))
+        if trials + len(batch.trials) > size:
+            group, trials = [], 0
+            groups.append(group)
+        group.append(batch)
+        filling[key] = (group, trials + len(batch.trials))
     return groups

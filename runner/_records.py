@@ -76,6 +76,12 @@ class Batch(BaseModel):
         return self
 
 
+def sandbox_key(batch: Batch) -> tuple[str | None, str, str]:
+    """What batches that share a sandbox have in common: arm (bundle), family and interface
+    version."""
+    return (batch.bundle_hash, batch.family, batch.interface.model_dump_json())
+
+
 _GROUP: TypeAdapter[list[Batch]] = TypeAdapter(list[Batch])
 
 

@@ -35,9 +35,9 @@ from benchmark import (
     wire_format,
 )
 from benchmark._seeds import request_seed
-from benchmark.harness import AgentArtifacts, usable_harness
+from benchmark.harness import AgentArtifacts, Harness, usable_harness
 from drift import ServedInterface
-from runner._records import Batch, TrialRecord, TrialSpec, load_group
+from runner._records import Batch, TrialRecord, TrialSpec, load_group, sandbox_key
 from runner._sandbox import make_sandbox
 from runner._sandbox_base import Mount, Sandbox
 from runner._skill_scripts import SandboxScripts, skill_mount
@@ -197,8 +197,7 @@ async def run_group_async(
     ``concurrency`` at once; a :class:`Row` per trial, batch after batch in trial order.
     ``emit`` and ``logs`` as for :func:`run_batch_async`."""
     first = batches[0]
-    key = (first.bundle_hash, first.family, first.interface)
-    if any((b.bundle_hash, b.family, b.interface) != key for b in batches):
+    if any(sandbox_key(b) != sandbox_key(first) for b in batches):
         raise ValueError("a sandbox group holds batches of one arm, family and interface")
     fam = family(first.family)
     served = serve(fam.env_id, first.interface)
@@ -239,14 +238,13 @@ class _Trials:
             await stack.enter_async_context(self.backend.serve(self.sandbox))
             for chosen in harnesses.values():  # one session per harness, for every batch
                 await stack.enter_async_context(chosen.session())
-            runs = [(self._batch(b), b.trials) for b in batches]
+            runs = [(self._batch(b, harnesses[b.condition.harness]), b.trials) for b in batches]
             rows = await asyncio.gather(*(run(t) for run, specs in runs for t in specs))
         return list(rows)
 
-    def _batch(self, batch: Batch) -> Callable[[TrialSpec], Awaitable[Row]]:
-        """The coroutine function that runs one trial of ``batch``."""
+    def _batch(self, batch: Batch, chosen: Harness) -> Callable[[TrialSpec], Awaitable[Row]]:
+        """The coroutine function that runs one trial of ``batch`` under ``chosen``."""
         c, fam, sandbox = batch.condition, self.fam, self.sandbox
-        chosen = usable_harness(c.harness)
         # Requests carry the trial seed (shared by every arm) and the arm, so that arms share
         # their trait draws but not their sampling noise; the record keeps the trial seed.
         arm = batch.bundle_hash if batch.bundle_hash is not None else "baseline"
