@@ -94,12 +94,17 @@ def run_one(run: Run, path: str) -> None:
     os.replace(out + ".part", out)
 
 
-def _child(run: Run, path: str) -> None:
+def _child(run: Run, path: str, go: int) -> None:
     """In a forked process: become a process group of its own (killed whole at the time
-    limit), write stderr to the trial's folder (bounded), run the trial, exit."""
+    limit), wait until the server has reported this pid (a byte on ``go``; end of file: the
+    server is gone, so nobody could kill this process: exit), write stderr to the trial's
+    folder (bounded), run the trial, exit."""
     code = 1
     try:
-        os.setsid()
+        os.setpgid(0, 0)
+        if os.read(go, 1) != _GO:
+            os._exit(1)
+        os.close(go)
         work = os.path.dirname(path)
         null = os.open(os.devnull, os.O_RDWR)
         err = os.open(os.path.join(work, "stderr"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -120,6 +125,10 @@ def _child(run: Run, path: str) -> None:
         with contextlib.suppress(Exception):
             sys.stderr.flush()
         os._exit(code)
+
+
+_GO = b"g"
+"""What the server writes to a trial's process once it has reported its pid."""
 
 
 def _say(event: str, path: str, value: int) -> None:
@@ -148,11 +157,19 @@ def serve(run: Run) -> None:
             pending += chunk
             *lines, pending = pending.split(b"\n")
             for line in filter(None, (x.decode().strip() for x in lines)):
+                go, going = os.pipe()
                 pid = os.fork()
                 if pid == 0:
-                    _child(run, line)
+                    os.close(going)
+                    _child(run, line, go)
+                os.close(go)
+                with contextlib.suppress(OSError):  # the child may have done it already
+                    os.setpgid(pid, pid)
                 running[pid] = line
-                _say("started", line, pid)
+                _say("started", line, pid)  # reported before the trial can do anything
+                with contextlib.suppress(OSError):
+                    os.write(going, _GO)
+                os.close(going)
         if not reading:
             for pid in running:
                 with contextlib.suppress(ProcessLookupError):

@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import time
 import zlib
 from pathlib import Path
 
@@ -127,6 +129,16 @@ def _running(pid: int) -> bool:
     return state != "Z"
 
 
+def _ends(pid: int) -> bool:
+    """Whether process ``pid`` stops running within a minute: a SIGKILL takes effect when the
+    process is next scheduled, which on a loaded machine is not at once."""
+    for _ in range(600):
+        if not _running(pid):
+            return True
+        time.sleep(0.1)
+    return False
+
+
 @pytest.mark.parametrize("server", [True, False], ids=["server", "per-trial"])
 def test_a_hang_is_killed_at_the_limit_with_its_children(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: bool
@@ -139,7 +151,7 @@ def test_a_hang_is_killed_at_the_limit_with_its_children(
     assert hung.invalid == "harness fake@hang: no result within 45 s (the framework was killed)"
     assert other.outcome != "invalid", other.invalid
     pids = list(map(int, pidfile.read_text().split()))  # the driver and the child it started
-    assert len(pids) == 2 and not any(map(_running, pids))
+    assert len(pids) == 2 and all(map(_ends, pids))
 
 
 def test_a_lost_process_server_ends_the_trials_in_flight_invalid(
@@ -150,7 +162,7 @@ def test_a_lost_process_server_ends_the_trials_in_flight_invalid(
     for record in _records(FakeFramework("killer", env), monkeypatch):  # in flight, or after
         assert record.outcome == "invalid"
         assert record.invalid == "harness fake@killer: its process server exited with status -9"
-    assert not _running(int(pidfile.read_text()))  # its trial's process did not outlive it
+    assert _ends(int(pidfile.read_text()))  # its trial's process did not outlive it
 
 
 def test_a_flood_of_output_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -236,3 +248,59 @@ def test_the_endpoints_answer_only_the_trials_token(monkeypatch: pytest.MonkeyPa
         return anonymous.status_code, wrong.status_code, mcp.status_code
 
     assert asyncio.run(go()) == (401, 401, 401)
+
+
+def test_a_trial_does_nothing_until_the_server_has_reported_its_pid(tmp_path: Path) -> None:
+    """Otherwise a trial could kill its server before the pid that lets vwt kill the trial was
+    reported, and outlive everything (as a loaded CI once showed). The server's stdout here is
+    a full pipe, so it cannot report: the trial must not start until the pipe is read."""
+    import fcntl
+    import subprocess
+    import sys
+
+    drivers = Path(__file__).resolve().parents[3] / "benchmark" / "harness" / "drivers"
+    driver = tmp_path / "marker_driver.py"
+    driver.write_text(
+        "import sys, pathlib\n"
+        f"sys.path.insert(0, {str(drivers)!r})\n"
+        "import _driver\n"
+        "async def run(trial):\n"
+        "    pathlib.Path(trial['marker']).write_text('ran')\n"
+        "    return {'ended': 'answered', 'final': ''}\n"
+        "_driver.main(run)\n"
+    )
+    trial = tmp_path / "t1" / "trial.json"
+    trial.parent.mkdir()
+    marker = tmp_path / "ran"
+    trial.write_text(json.dumps({"marker": str(marker), "result": str(trial.parent / "out")}))
+    read, write = os.pipe()
+    fcntl.fcntl(write, fcntl.F_SETFL, os.O_NONBLOCK)
+    with contextlib.suppress(BlockingIOError):
+        while True:
+            os.write(write, b"x" * 4096)  # fill the pipe: the server's first report blocks
+    fcntl.fcntl(write, fcntl.F_SETFL, 0)
+    server = subprocess.Popen(
+        [sys.executable, "-s", str(driver), "--serve"],
+        stdin=subprocess.PIPE,
+        stdout=write,
+        start_new_session=True,
+    )
+    os.close(write)
+    try:
+        assert server.stdin is not None
+        server.stdin.write(f"{trial}\n".encode())
+        server.stdin.flush()
+        for _ in range(30):  # the trial would have written its marker by now
+            time.sleep(0.1)
+            assert not marker.exists()
+        reported = b""
+        while b'"ended"' not in reported:
+            reported += os.read(read, 65536)
+        assert marker.read_text() == "ran"  # once reported, it ran
+        assert reported.index(b'"started"') < reported.index(b'"ended"')
+        server.stdin.close()
+        assert server.wait(60) == 0
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, 9)
+        os.close(read)
