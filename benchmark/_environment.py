@@ -126,7 +126,15 @@ class TrialEnvironment:
         await self.__aexit__(None, None, None)
 
     async def __aenter__(self) -> TrialEnvironment:
-        await self.start()
+        """``start``; a start that fails (or is cancelled) part-way ends what it opened, in
+        this task, before it raises (left open, a session would be closed later by the loop
+        in another task, which anyio refuses with a traceback)."""
+        try:
+            await self.start()
+        except BaseException as e:
+            with contextlib.suppress(Exception):
+                await self.__aexit__(type(e), e, e.__traceback__)
+            raise
         return self
 
     async def __aexit__(self, *exc: Any) -> None:

@@ -4,7 +4,10 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from benchmark import (
+    BackendUnavailable,
     McpBackend,
     TrialEnvironment,
     family,
@@ -58,3 +61,48 @@ def test_unit_misuse_takes_effect_and_is_flagged(tmp_path: Path) -> None:
         await backend.close()
 
     asyncio.run(go())
+
+
+def test_a_start_failing_after_its_session_opened_closes_it_and_the_trial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Ctrl-C of `vwt adapt` in a loaded CI: a trial cancelled between opening its session
+    to the server and serving the drifted interface left that session open, for the loop to
+    close at its end in another task (a traceback from anyio)."""
+    opened: list[str] = []
+    loop_errors: list[str] = []
+
+    class Failing:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            pass
+
+        def connect(self) -> object:
+            raise RuntimeError("the proxy could not start")
+
+    monkeypatch.setattr("benchmark._environment.DriftProxy", Failing)
+
+    async def go() -> None:
+        asyncio.get_running_loop().set_exception_handler(
+            lambda loop, context: loop_errors.append(context["message"])
+        )
+        backend = await start_backend(FAMILY, tmp_path)
+        open_trial = backend.open_trial
+
+        async def recording(state: dict[str, object]) -> str:
+            opened.append(await open_trial(state))
+            return opened[-1]
+
+        backend.open_trial = recording  # type: ignore[method-assign]
+        env = TrialEnvironment(
+            FAMILY, TASK, served_interface("support-ops", "support-ops@1"), backend
+        )
+        with pytest.raises(RuntimeError, match="could not start"):
+            async with env:
+                pass
+        with pytest.raises(BackendUnavailable, match="control request 'dump' failed"):
+            await backend.dump(opened[0])  # the trial was dropped
+        await backend.close()
+
+    asyncio.run(go())
+    assert len(opened) == 1
+    assert loop_errors == []  # no session left for the loop to close
