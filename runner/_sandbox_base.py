@@ -144,7 +144,12 @@ class Sandbox(abc.ABC):
     """The (uid, gid) its commands run as; None: this process's own user."""
 
     async def __aenter__(self) -> Self:
-        await self.start()
+        """``start``; a start cancelled (or failing) part-way removes what it made."""
+        try:
+            await self.start()
+        except BaseException:
+            await self.stop()
+            raise
         return self
 
     async def __aexit__(

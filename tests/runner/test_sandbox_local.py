@@ -186,3 +186,23 @@ def test_lifecycle_misuse_is_refused() -> None:
                 await sb.start()
 
     asyncio.run(twice())
+
+
+def test_a_start_failing_part_way_removes_what_it_made() -> None:
+    """``async with`` a sandbox whose start fails after making its working directory (as a
+    cancelled start would) leaves nothing behind."""
+    made: list[Path] = []
+
+    class Failing(LocalSandbox):
+        async def start(self) -> None:
+            await super().start()
+            made.append(self.workdir)
+            raise RuntimeError("cancelled part-way")
+
+    async def go() -> None:
+        with pytest.raises(RuntimeError, match="part-way"):
+            async with Failing():
+                pass
+
+    asyncio.run(go())
+    assert len(made) == 1 and not made[0].exists()
