@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,7 +45,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: (module(item) not in slow, order[id(item)]))
 
 
-_MODULE_SECONDS: Counter[str] = Counter()
+_MODULE_SECONDS: defaultdict[str, float] = defaultdict(float)
 """Seconds each test module took (setup, call and teardown of its tests, summed)."""
 
 
@@ -60,7 +60,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         return  # an xdist worker: the controller sums every worker's reports
     total = sum(_MODULE_SECONDS.values())
     terminalreporter.write_sep("=", f"slowest 15 modules, of {total:.0f} s in all tests")
-    for module, seconds in _MODULE_SECONDS.most_common(15):
+    slowest = sorted(_MODULE_SECONDS.items(), key=lambda kv: -kv[1])[:15]
+    for module, seconds in slowest:
         terminalreporter.write_line(f"{seconds:8.1f}s {100 * seconds / total:5.1f}%  {module}")
 
 
