@@ -78,6 +78,9 @@ def test_an_unknown_family_is_a_user_error() -> None:
 
 
 @pytest.mark.slow
+# Every family at its default size, file_ops on two npm server releases in Docker: 150 s on 2
+# idle cores alone, 375-400 s in an idle CI, past 900 s in a CI with two CPU hogs beside it.
+@pytest.mark.timeout(2400)
 def test_redteam_passes_for_every_built_in_family_at_its_default_size() -> None:
     code, out, _ = vwt("families", "redteam", "--json")
     report = json.loads(out)

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
+import os
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -13,7 +15,16 @@ from typing import Any
 
 import pytest
 
-from benchmark import Family, Task, TrialResult, family, run_trial, serve, stable_int
+from benchmark import (
+    Family,
+    McpBackend,
+    Task,
+    TrialResult,
+    family,
+    run_trial,
+    serve,
+    stable_int,
+)
 from benchmark._seeds import request_seed
 from benchmark.harness import AgentArtifacts
 from benchmark.harness import harness as harness_of
@@ -91,6 +102,64 @@ def version(*ops: AnyOperator, env: str = "support-ops") -> InterfaceVersion:
     return InterfaceVersion(id=f"{env}@test", env=env, label="test", parent=base, ops=ops)
 
 
+class _Servers:
+    """The arms of this process run on one event loop, each family's MCP server started on it
+    once and kept for every later arm (a server holds any number of trials, each from its own
+    initial state, as a batch's does): starting one costs more than an arm's trials."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.running: dict[tuple[int, str | None], tuple[Family, McpBackend]] = {}
+        self.places = tempfile.TemporaryDirectory(prefix="vwt-sim-arms-")
+        atexit.register(self.close)
+
+    async def backend(self, fam: Family, interface: InterfaceVersion | None) -> McpBackend:
+        """``fam``'s server, started now if it is not running (or has stopped)."""
+        if fam.external_server(interface) is not None:  # a relay serves one release only
+            return await self._start(fam)
+        key = (id(fam), os.environ.get("VWT_SANDBOX_OPT"))  # the server reads it at start
+        known = self.running.get(key)
+        if known is not None and known[1].exit_cause() is None:
+            return known[1]
+        backend = await self._start(fam)
+        self.running[key] = (fam, backend)  # the family kept: its id stays its own
+        return backend
+
+    async def _start(self, fam: Family) -> McpBackend:
+        return await start_backend(fam, Path(tempfile.mkdtemp(dir=self.places.name)))
+
+    def close(self) -> None:
+        """Stop every server and the loop."""
+        if self.loop.is_closed():
+            return
+        for _, backend in self.running.values():
+            self.loop.run_until_complete(backend.close())
+        self.running.clear()
+        self.loop.close()
+        self.places.cleanup()
+
+
+_SERVERS: _Servers | None = None
+
+
+def _servers() -> _Servers:
+    global _SERVERS
+    if _SERVERS is None:
+        _SERVERS = _Servers()
+    return _SERVERS
+
+
+_TASKS: dict[tuple[int, str, int, int], tuple[Family, list[Task]]] = {}
+
+
+def _tasks(fam: Family, split: str, n: int, seed: int) -> list[Task]:
+    """``fam.tasks(split, n, seed)``, generated once per process (arms share their tasks)."""
+    key = (id(fam), split, n, seed)
+    if key not in _TASKS:
+        _TASKS[key] = (fam, fam.tasks(split, n, seed))  # the family kept: its id stays its own
+    return list(_TASKS[key][1])
+
+
 def run_arm(
     model: str,
     *,
@@ -108,35 +177,36 @@ def run_arm(
     """``tasks`` tasks (of ``kinds`` if given) × ``k`` trials of ``model`` in one arm."""
     fam = fam or family("support_ops")
     served = serve(fam.env_id, interface or version())
-    chosen = [t for t in fam.tasks(split, tasks * 12 if kinds else tasks, seed)]
+    chosen = _tasks(fam, split, tasks * 12 if kinds else tasks, seed)
     if kinds:
         chosen = [t for t in chosen if t.kind in kinds][:tasks]
+    servers = _servers()
 
     async def go() -> Arm:
         out = Arm()
-        with tempfile.TemporaryDirectory() as tmp:
-            backend = await start_backend(fam, Path(tmp))
-            try:
-                for task in chosen:
-                    for j in range(k):
-                        out.tasks.append(task)
-                        out.results.append(
-                            await run_trial(
-                                fam,
-                                task,
-                                served,
-                                backend,
-                                model=f"sim/{model}",
-                                harness=harness_of(harness),
-                                artifacts=artifacts or AgentArtifacts(),
-                                seed=request_seed(stable_int(seed, task.id, j), arm),
-                            )
+        backend = await servers.backend(fam, interface)
+        try:
+            for task in chosen:
+                for j in range(k):
+                    out.tasks.append(task)
+                    out.results.append(
+                        await run_trial(
+                            fam,
+                            task,
+                            served,
+                            backend,
+                            model=f"sim/{model}",
+                            harness=harness_of(harness),
+                            artifacts=artifacts or AgentArtifacts(),
+                            seed=request_seed(stable_int(seed, task.id, j), arm),
                         )
-            finally:
+                    )
+        finally:
+            if all(backend is not b for _, b in servers.running.values()):
                 await backend.close()
         return out
 
-    return asyncio.run(go())
+    return servers.loop.run_until_complete(go())
 
 
 def tool_calls(result: TrialResult) -> list[tuple[str, dict[str, Any]]]:
