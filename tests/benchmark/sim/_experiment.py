@@ -129,12 +129,18 @@ class _Servers:
         return await start_backend(fam, Path(tempfile.mkdtemp(dir=self.places.name)))
 
     def close(self) -> None:
-        """Stop every server and the loop."""
+        """Stop every server, then the loop's other tasks (litellm's logging worker), then
+        the loop."""
         if self.loop.is_closed():
             return
         for _, backend in self.running.values():
             self.loop.run_until_complete(backend.close())
         self.running.clear()
+        others = asyncio.all_tasks(self.loop)
+        for task in others:
+            task.cancel()
+        self.loop.run_until_complete(asyncio.gather(*others, return_exceptions=True))
+        self.loop.run_until_complete(self.loop.shutdown_asyncgens())
         self.loop.close()
         self.places.cleanup()
 
