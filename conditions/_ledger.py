@@ -207,10 +207,12 @@ class Ledger:
                     self._write_checkpoint(seq, entry.hash, prev, pending=True)
                 db.execute("COMMIT")
             except BaseException:
+                # An interrupt can arrive as COMMIT returns: the entry is then committed and
+                # the pending checkpoint, which verifies it (and the ledger without it), stays.
                 if db.in_transaction:
                     db.execute("ROLLBACK")
-                if wrote:
-                    self._restore_checkpoint(previous)
+                    if wrote:
+                        self._restore_checkpoint(previous)
                 raise
             if self.checkpoint_path is not None:
                 self._finalise(db, entry)

@@ -216,7 +216,8 @@ class TrialStore:
                     ) from None
                 db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:  # not if an interrupt arrived as COMMIT returned
+                    db.execute("ROLLBACK")
                 raise
 
     def insert(

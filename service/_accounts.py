@@ -129,7 +129,8 @@ class Accounts:
             try:
                 yield db
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:  # not if an interrupt arrived as COMMIT returned
+                    db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
 
@@ -192,10 +193,16 @@ class Accounts:
         )
 
     def _record(self, name: str, role: str, action: str, *, undo: str) -> None:
-        """Append the ledger entry of a committed change; undo the change if that fails."""
+        """Append the ledger entry of a committed change; undo the change if that fails
+        (not if the entry was committed and an interrupt arrived after)."""
+        payload = {"name": name, "role": role, "action": action}
+        before = self.ledger.last(ACCOUNT_EVENT)
         try:
-            self.ledger.append(ACCOUNT_EVENT, {"name": name, "role": role, "action": action})
+            self.ledger.append(ACCOUNT_EVENT, payload)
         except BaseException:
+            last = self.ledger.last(ACCOUNT_EVENT)
+            if last is not None and last.payload == payload and last != before:
+                raise
             with self._write() as db:
                 db.execute(undo, (name,))
             raise

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conditions import GENESIS, ConditionsError, Ledger, LedgerEntry, LedgerMark
+from tests.conditions._interrupt import interrupt_ledger_commits
 
 
 @pytest.fixture
@@ -285,3 +286,18 @@ def test_a_crash_between_checkpoint_and_commit_leaves_a_working_ledger(kept: Led
     _sql(kept, "DELETE FROM ledger WHERE seq = 5")
     with pytest.raises(ConditionsError, match="ledger entry 5 is missing"):
         kept.verify()
+
+
+def test_an_interrupt_as_the_commit_returns_keeps_the_entry_and_a_checkpoint_for_it(
+    kept: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    interrupt_ledger_commits(monkeypatch)
+    with pytest.raises(KeyboardInterrupt):
+        kept.append("event", {"i": 5})
+    monkeypatch.undo()
+    assert [e.payload for e in kept.entries()][-1] == {"i": 5}
+    kept.verify()  # not "entry 5 was added outside vwt"
+    kept.append("event", {"i": 6})
+    cp = kept.checkpoint()
+    assert cp is not None and cp.seq == 6 and not cp.pending
+    kept.verify()

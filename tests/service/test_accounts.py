@@ -12,6 +12,7 @@ import pytest
 
 from conditions import ConditionsError, Cycle
 from service import ACCOUNT_EVENT, Account, Accounts, ServiceError
+from tests.conditions._interrupt import interrupt_ledger_commits
 from tests.submissions.conftest import spec_with
 
 
@@ -162,6 +163,25 @@ def test_a_failed_ledger_append_undoes_the_change(cycle: Cycle, accounts: Accoun
     assert [(a.name, a.revoked_at) for a in accounts.list()] == [("alice", None)]
     assert accounts.authenticate(token) is not None
     checkpoint.write_bytes(saved)
+    cycle.ledger.verify()
+
+
+def test_an_interrupt_after_the_ledger_committed_keeps_the_change(
+    cycle: Cycle, accounts: Accounts, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    accounts.add("alice")
+    interrupt_ledger_commits(monkeypatch)
+    with pytest.raises(KeyboardInterrupt):
+        accounts.add("bob")
+    with pytest.raises(KeyboardInterrupt):
+        accounts.revoke("alice")
+    monkeypatch.undo()
+    listed = {a.name: a.revoked_at is not None for a in accounts.list()}
+    assert listed == {"alice": True, "bob": False}  # as the ledger records them
+    actions = [
+        (e.payload["name"], e.payload["action"]) for e in cycle.ledger.entries(ACCOUNT_EVENT)
+    ]
+    assert actions[-2:] == [("bob", "add"), ("alice", "revoke")]
     cycle.ledger.verify()
 
 

@@ -139,7 +139,8 @@ class _Servers:
         others = asyncio.all_tasks(self.loop)
         for task in others:
             task.cancel()
-        self.loop.run_until_complete(asyncio.gather(*others, return_exceptions=True))
+        if others:  # gather() of nothing asks for the current loop, which atexit has none of
+            self.loop.run_until_complete(asyncio.gather(*others, return_exceptions=True))
         self.loop.run_until_complete(self.loop.shutdown_asyncgens())
         self.loop.close()
         self.places.cleanup()
