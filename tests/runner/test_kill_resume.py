@@ -30,8 +30,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def closed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small committed cycle closed for submissions, not yet run (copied per run)."""
-    return closed_cycle(tmp_path_factory.mktemp("closed") / "home").home
+    """A small committed cycle closed for submissions, not yet run (copied per run): two
+    bundles (the empty one and a prompt recipe), 144 trials."""
+    return closed_cycle(tmp_path_factory.mktemp("closed") / "home", bundles=2).home
 
 
 def _start(home: Path, executor: str = "auto") -> subprocess.Popen[bytes]:

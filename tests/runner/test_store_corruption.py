@@ -113,7 +113,7 @@ def _assert_one_line_error(code: int, out: str, needle: str) -> None:
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     """A closed cycle whose store holds three trials."""
-    cycle = closed_cycle(tmp_path / "home", bundles=False)
+    cycle = closed_cycle(tmp_path / "home", bundles=0)
     traces = [_trace(j) for j in range(3)]
     records = [make_record(cycle=cycle.id, trial=j, trace_sha256=traces[j][0]) for j in range(3)]
     # stored as a run stores them: each record MACed under the cycle's ledger key

@@ -41,21 +41,22 @@ def vwt(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def closed_cycle(home: Path, *, bundles: bool = True) -> Cycle:
-    """A small committed cycle, closed for submissions (state frozen_run)."""
+def closed_cycle(home: Path, *, bundles: int | None = None) -> Cycle:
+    """A small committed cycle, closed for submissions (state frozen_run), with the first
+    ``bundles`` reference bundles submitted (all of them by default)."""
     spec = small_spec()
     cycle = Cycle.init(home, spec)
     cycle.generate(single_axis_targets(spec))
     cycle.commit(public_seed=True)
     cycle.transition(CycleState.open, override_window=True)
-    for bundle in reference_bundles() if bundles else []:
+    for bundle in reference_bundles()[:bundles]:
         submit(cycle, bundle)
     cycle.transition(CycleState.frozen_run)
     return cycle
 
 
 def test_run_needs_the_right_state_and_submissions(tmp_path: Path) -> None:
-    cycle = closed_cycle(tmp_path / "h", bundles=False)
+    cycle = closed_cycle(tmp_path / "h", bundles=0)
     code, out = vwt("run", "adapted", "--home", str(cycle.home))
     assert code == 2 and "cannot run the adapted evaluation" in out and "'frozen_run'" in out
     code, out = vwt("run", "frozen", "--home", str(cycle.home), "--sandbox", "local")
@@ -382,15 +383,7 @@ def _stored_rows(home: Path) -> int:
 def test_a_driver_killed_mid_run_cannot_be_advanced_and_a_resume_completes_it(
     ray_runtime: None, tmp_path: Path
 ) -> None:
-    spec = small_spec().model_dump(mode="json")
-    spec["evaluation"].update(tasks_per_split=8, k=3)
-    cycle = Cycle.init(tmp_path / "h", CycleSpec.model_validate(spec))
-    cycle.generate(single_axis_targets(cycle.spec))
-    cycle.commit(public_seed=True)
-    cycle.transition(CycleState.open, override_window=True)
-    for bundle in reference_bundles():
-        submit(cycle, bundle)
-    cycle.transition(CycleState.frozen_run)
+    cycle = closed_cycle(tmp_path / "h", bundles=2)
     home = str(cycle.home)
     driver = subprocess.Popen(
         [sys.executable, "-m", "vwt", "run", "frozen", "--home", home, "--sandbox", "local"],
@@ -461,7 +454,7 @@ def test_run_refuses_to_start_while_a_verifier_fails_the_red_team_gate(
 
 
 def test_a_run_records_the_gate_it_passed(tmp_path: Path) -> None:
-    cycle = closed_cycle(tmp_path / "h", bundles=False)
+    cycle = closed_cycle(tmp_path / "h", bundles=0)
     _to_adapted_run(cycle)
     code, out = vwt("run", "adapted", "--home", str(cycle.home))
     assert code == 0, out
