@@ -82,8 +82,7 @@ def _kill_group(run: subprocess.Popen[bytes]) -> None:
     run.wait(timeout=60)
     if run.stdout:
         run.stdout.close()
-    # the runtime's processes die with the group; give the kernel a moment to release locks
-    time.sleep(0.5)
+    # no wait for the rest of the group: the home's lock ends with the driver
 
 
 def _batch_workers(driver: int, executor: str) -> list[int]:

@@ -68,3 +68,37 @@ def test_the_lock_is_released_after_the_block_and_the_file_is_private(tmp_path: 
 def test_a_missing_home_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(RunnerError, match="cannot open the lock file"), home_lock(tmp_path / "x"):
         pass
+
+
+_HOLD_AND_FORK = """
+import multiprocessing, os, signal, sys, time
+from pathlib import Path
+from runner import home_lock
+with home_lock(Path(sys.argv[1])):
+    child = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
+    child.start()
+    print(child.pid, flush=True)
+    sys.stdin.read()
+"""
+
+
+def test_the_lock_ends_with_its_holder_not_with_a_child_it_forked(tmp_path: Path) -> None:
+    # After kill -9 of a run's process group, its forked pool workers take a moment to die;
+    # a resume started at once must not be refused because one of them still exists.
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_AND_FORK, str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    assert holder.stdout is not None
+    child = int(holder.stdout.readline())
+    try:
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.wait()
+        os.kill(child, 0)  # the forked child is still alive
+        with home_lock(tmp_path):
+            assert (tmp_path / LOCK_NAME).read_text() == f"{os.getpid()}\n"
+    finally:
+        os.kill(child, signal.SIGKILL)

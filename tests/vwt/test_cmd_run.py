@@ -186,7 +186,7 @@ def test_run_frozen_with_trials_still_invalid_names_the_reason_and_blocks_the_ad
     marks = tmp_path / "marks"
     marks.mkdir()
     monkeypatch.setattr("runner._execute.stream_batch", failing_first(marks, times=99))
-    cycle = closed_cycle(tmp_path / "h")
+    cycle = closed_cycle(tmp_path / "h", bundles=2)
     home = str(cycle.home)
     code, out = vwt("run", "frozen", "--home", home, "--sandbox", "local", "--max-attempts", "2")
     assert code == 2, out
