@@ -24,16 +24,21 @@ with home_lock(Path(sys.argv[1])):
 """
 
 
-@contextmanager
-def held_by_another_process(home: Path) -> Iterator[subprocess.Popen[str]]:
-    """A child process holding the lock of ``home`` until the block ends (or it is killed)."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", _HOLD, str(home)],
+def _python(script: str, home: Path) -> subprocess.Popen[str]:
+    """``script`` run with this checkout's code and ``home`` as its argument, piped."""
+    return subprocess.Popen(
+        [sys.executable, "-c", script, str(home)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
     )
+
+
+@contextmanager
+def held_by_another_process(home: Path) -> Iterator[subprocess.Popen[str]]:
+    """A child process holding the lock of ``home`` until the block ends (or it is killed)."""
+    child = _python(_HOLD, home)
     try:
         assert child.stdout is not None and child.stdout.readline() == "locked\n"
         yield child
@@ -85,13 +90,7 @@ with home_lock(Path(sys.argv[1])):
 def test_the_lock_ends_with_its_holder_not_with_a_child_it_forked(tmp_path: Path) -> None:
     # After kill -9 of a run's process group, its forked pool workers take a moment to die;
     # a resume started at once must not be refused because one of them still exists.
-    holder = subprocess.Popen(
-        [sys.executable, "-c", _HOLD_AND_FORK, str(tmp_path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
-    )
+    holder = _python(_HOLD_AND_FORK, tmp_path)
     assert holder.stdout is not None
     child = int(holder.stdout.readline())
     try:
