@@ -82,7 +82,6 @@ def _kill_group(run: subprocess.Popen[bytes]) -> None:
     run.wait(timeout=60)
     if run.stdout:
         run.stdout.close()
-    # no wait for the rest of the group: the home's lock ends with the driver
 
 
 def _batch_workers(driver: int, executor: str) -> list[int]:
