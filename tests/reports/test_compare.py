@@ -20,6 +20,7 @@ from reports import (
     render_comparison,
 )
 from submissions import Bundle, reference_bundles
+from tests._shared import built_once
 from tests.reports.test_load import shared_release, small_release
 
 Json = dict[str, Any]
@@ -49,23 +50,22 @@ def _renamed(name: str, new: str, **manifest: str) -> Bundle:
     return Bundle.model_validate(data)
 
 
-_RENAMED: list[Path] = []
-
-
 def renamed_release(factory: pytest.TempPathFactory) -> Path:
     """A release of another cycle (same spec as the shared one) whose submissions are the
     shared release's two, renamed: typed-skill as contract-skill (nothing else changed),
-    prompt-recipe as recipe-two with its description reworded. Built once per session."""
-    if not _RENAMED:
-        home = factory.mktemp("renamed") / "home"
-        bundles = (
-            _renamed("typed-skill", "contract-skill"),
-            _renamed("prompt-recipe", "recipe-two", description="The recipe, described anew."),
-        )
-        _RENAMED.append(
-            small_release(home, cycle_id="compare-renamed", submissions=(), bundles=bundles)
-        )
-    return _RENAMED[0]
+    prompt-recipe as recipe-two with its description reworded. Built once per test session
+    (``built_once``)."""
+    bundles = (
+        _renamed("typed-skill", "contract-skill"),
+        _renamed("prompt-recipe", "recipe-two", description="The recipe, described anew."),
+    )
+    return built_once(
+        factory,
+        "release-compare-renamed",
+        lambda d: small_release(
+            d / "home", cycle_id="compare-renamed", submissions=(), bundles=bundles
+        ),
+    )
 
 
 @pytest.fixture(scope="module")

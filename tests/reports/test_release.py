@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 import submissions._store
 from benchmark import BenchmarkError, VerifierResult
 from benchmark.support_ops import SupportOps
-from conditions import Cycle, CycleState, verify_commitment_and_reveal
+from conditions import Cycle, CycleSpec, CycleState, verify_commitment_and_reveal
 from reports import (
     ARTIFACTS_DIR,
     INTERFACES_DIR,
@@ -34,6 +34,7 @@ from reports import (
 from runner import PIN_FIELD, latest, phase_accounting, store_for
 from runner._pin import pin_records
 from submissions import read_bundle_file, reference_bundles, submit
+from tests._shared import built_once
 from tests.reports.test_verify import (
     Json,
     adapt_and_run,
@@ -79,11 +80,27 @@ def _invalid(source_id: str) -> Callable[[Json], bool]:
     return pick
 
 
+def invalid_trials(spec: CycleSpec) -> int:
+    """How many frozen trials ``_invalid`` makes invalid in a cycle of ``spec``: one source
+    baseline trial, and two trials in each target family run."""
+    return 1 + 2 * (single_axis_runs(spec) - 1)
+
+
+def shared_invalid_cycle(factory: pytest.TempPathFactory, name: str) -> Cycle:
+    """A copy, in a home of its own (``name``), of a revealed cycle with some trials invalid
+    after their attempts (``_invalid``, accepted so far): built once per test session."""
+    template = built_once(
+        factory,
+        "revealed-invalid",
+        lambda d: revealed_cycle(d / "home", invalid=_invalid(small_spec().source.id)).home,
+    )
+    return _copy(template, factory.mktemp(name) / "home")
+
+
 @pytest.fixture(scope="module")
 def invalid_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A revealed cycle with some trials invalid after their attempts (accepted so far)."""
-    home = tmp_path_factory.mktemp("invalid") / "home"
-    return revealed_cycle(home, invalid=_invalid(small_spec().source.id)).home
+    """See shared_invalid_cycle."""
+    return shared_invalid_cycle(tmp_path_factory, "invalid").home
 
 
 def test_a_clean_release_records_its_evaluation_and_summary(
@@ -199,7 +216,7 @@ def test_invalid_trials_are_refused_unless_accepted_then_shown_per_cell(
 ) -> None:
     cycle = _copy(invalid_home, tmp_path / "home")
     targets = single_axis_runs(cycle.spec) - 1  # target family runs
-    n_invalid = 1 + 2 * targets  # one source baseline trial, two trials per target family
+    n_invalid = invalid_trials(cycle.spec)
     with pytest.raises(ReportError) as e:
         build_release(cycle)
     assert f"{n_invalid} of " in str(e.value) and "frozen trials are invalid" in str(e.value)

@@ -221,11 +221,10 @@ def shared_revealed_cycle(factory: pytest.TempPathFactory, name: str) -> Cycle:
 @pytest.fixture(scope="module")
 def released(tmp_path_factory: pytest.TempPathFactory) -> tuple[Cycle, Cycle]:
     """A released cycle, and a revealed one of another cycle id signed with the same key."""
-    root = tmp_path_factory.mktemp("released")
-    key = root / "operator.pem"
-    cycle = revealed_cycle(root / "home", key_path=key)
+    cycle = shared_revealed_cycle(tmp_path_factory, "released")
     build_release(cycle)
-    other = revealed_cycle(root / "other", key_path=key, cycle_id="other-cycle", run=False)
+    home = tmp_path_factory.mktemp("other") / "home"
+    other = revealed_cycle(home, key_path=cycle.key_path, cycle_id="other-cycle", run=False)
     return cycle, other
 
 
