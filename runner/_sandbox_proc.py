@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 from collections.abc import Awaitable, Mapping
 from typing import Any
@@ -39,16 +40,17 @@ async def run_to_end(
     and Docker sandboxes answer alike. ``user`` (uid, gid) runs it as that user, with no
     supplementary groups (needs root).
     """
+    command, as_user = _as(argv, user)
     try:
         proc = await asyncio.create_subprocess_exec(
-            *argv,
+            *command,
             stdin=asyncio.subprocess.PIPE if input is not None else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             cwd=cwd,
             env=env,
             start_new_session=True,
-            **_as(user),
+            **as_user,
         )
     except (FileNotFoundError, PermissionError) as e:
         code = 127 if isinstance(e, FileNotFoundError) else 126
@@ -109,11 +111,24 @@ async def _drain_after_kill(proc: asyncio.subprocess.Process, work: Awaitable[ob
         await asyncio.wait_for(work, _DRAIN_AFTER_KILL_S)
 
 
-def _as(user: tuple[int, int] | None) -> dict[str, Any]:
-    """``subprocess`` arguments that start a process as ``user`` with no other groups."""
+_SETPRIV = shutil.which("setpriv", path="/usr/bin:/bin")
+"""util-linux's ``setpriv``, where there is one: it drops to the sandbox's user between the
+fork and the command, so this process need not."""
+
+
+def _as(argv: list[str], user: tuple[int, int] | None) -> tuple[list[str], dict[str, Any]]:
+    """``argv`` and ``subprocess`` arguments that start it as ``user`` (uid, gid) with no
+    supplementary groups. Through ``setpriv`` where it is installed: Python's own ``user=``
+    makes ``subprocess`` copy this whole process with ``fork()`` rather than ``vfork()`` it,
+    which costs a large driver or worker 50-100 times as much per start (``bench/spawn.py``).
+    Either way the command cannot start with root's identity; a command that is not found or
+    not executable exits 127 or 126 (``setpriv`` says so on stderr)."""
     if user is None:
-        return {}
-    return {"user": user[0], "group": user[1], "extra_groups": []}
+        return argv, {}
+    uid, gid = user
+    if _SETPRIV is not None:
+        return [_SETPRIV, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--", *argv], {}
+    return argv, {"user": uid, "group": gid, "extra_groups": []}
 
 
 async def start_process(
@@ -125,8 +140,9 @@ async def start_process(
 ) -> asyncio.subprocess.Process:
     """Start ``argv`` in its own process group with stdin, stdout and stderr pipes (as
     ``user``, if given)."""
+    command, as_user = _as(argv, user)
     return await asyncio.create_subprocess_exec(
-        *argv,
+        *command,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -134,7 +150,7 @@ async def start_process(
         env=env,
         start_new_session=True,
         limit=LINE_LIMIT,
-        **_as(user),
+        **as_user,
     )
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 
+from runner import _sandbox_proc
 from runner._sandbox_base import Mount, Sandbox
 from runner._sandbox_local import LocalSandbox
 from runner.errors import RunnerError
@@ -81,6 +83,33 @@ def test_exec_passes_input_and_reports_exit_status() -> None:
         assert (failed.returncode, failed.stderr, failed.ok) == (3, b"oops\n", False)
         missing = await sb.exec(["no-such-command-vwt"])
         assert missing.returncode == 127 and b"no-such-command-vwt" in missing.stderr
+
+    in_sandbox(check)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root has a user to drop to")
+@pytest.mark.parametrize("way", ["setpriv", "user="])
+def test_under_root_commands_run_as_nobody_with_no_other_group_either_way(
+    way: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if way == "setpriv" and _sandbox_proc._SETPRIV is None:
+        pytest.skip("no setpriv on /usr/bin:/bin")
+    if way == "user=":  # where there is no setpriv: Python's own drop
+        monkeypatch.setattr(_sandbox_proc, "_SETPRIV", None)
+    ids = "id -u; id -g; id -G; grep CapEff /proc/self/status"
+
+    async def check(sb: LocalSandbox) -> None:
+        r = await sb.exec(["sh", "-c", ids])
+        assert r.ok and r.stdout.decode().split() == [*["65534"] * 3, "CapEff:", "0" * 16], r
+        proc = await sb.spawn(["sh", "-c", f"{ids}; cat"])
+        assert proc.stdout is not None
+        out = [(await proc.stdout.readline()).decode().split() for _ in range(4)]
+        assert out == [["65534"], ["65534"], ["65534"], ["CapEff:", "0" * 16]]
+        missing = await sb.exec(["no-such-command-vwt"])
+        assert missing.returncode == 127 and b"no-such-command-vwt" in missing.stderr
+        await sb.write_file("plain.txt", b"not a program")
+        cannot = await sb.exec([str(sb.workdir / "plain.txt")])
+        assert cannot.returncode == 126 and b"plain.txt" in cannot.stderr, cannot
 
     in_sandbox(check)
 
