@@ -25,7 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from adapt._leak_answers import AnswerText, Form, answer_forms, distinctive, public_answers
-from benchmark import Task, family
+from benchmark import Family, Task, family
 
 NGRAM = 8
 """Words per n-gram."""
@@ -97,11 +97,18 @@ class LeakReport(BaseModel):
 def public_requests(family_ids: Iterable[str], per_family: int = PUBLIC_SAMPLE) -> list[Task]:
     """The first ``per_family`` dev-split tasks of each family (public in every cycle; all of
     them where the split holds fewer, as a folder family's may)."""
-    out = []
+    out: list[Task] = []
     for f in sorted(set(family_ids)):
-        fam = family(f)
-        out += fam.tasks("dev", min(per_family, fam.split_size("dev") or per_family), 0)
+        out += _dev_tasks(family(f), per_family)
     return out
+
+
+@lru_cache(maxsize=32)
+def _dev_tasks(fam: Family, per_family: int) -> tuple[Task, ...]:
+    """``fam``'s first ``per_family`` dev tasks, generated once per family object (the dev
+    split does not depend on the cycle; a folder family read again is another object): every
+    pair ``vwt adapt`` records checks two bundles against the same public requests."""
+    return tuple(fam.tasks("dev", min(per_family, fam.split_size("dev") or per_family), 0))
 
 
 @lru_cache(maxsize=16)

@@ -142,13 +142,35 @@ def _check_schemas(tool: Tool, where: str) -> None:
                 'tool arguments are a JSON object: use {"type": "object", "properties": {...}}',
             )
         try:
-            jsonschema.validators.validator_for(schema).check_schema(schema)
+            _check_schema(schema)
         except jsonschema.SchemaError as e:
             at = "/".join(str(p) for p in e.absolute_path) or "(root)"
             raise DriftError(
                 f"{where}: {key} is not valid JSON Schema (at {at}: {e.message})",
                 "fix the schema so it validates against its JSON Schema draft",
             ) from None
+
+
+_VALID_SCHEMAS: dict[str, None] = {}
+"""Schemas (as sorted-key JSON) already checked valid in this process: a run parses the same
+few tool lists for every typed skill it loads, and a metaschema check costs milliseconds."""
+_MAX_VALID_SCHEMAS = 4096
+
+
+def _check_schema(schema: JSON) -> None:
+    """``check_schema`` of the schema's JSON Schema draft (SchemaError if it is invalid),
+    remembering schemas that passed."""
+    try:
+        key = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):  # not plain JSON: checked, not remembered
+        key = None
+    if key is not None and key in _VALID_SCHEMAS:
+        return
+    jsonschema.validators.validator_for(schema).check_schema(schema)
+    if key is not None:
+        if len(_VALID_SCHEMAS) >= _MAX_VALID_SCHEMAS:
+            _VALID_SCHEMAS.clear()
+        _VALID_SCHEMAS[key] = None
 
 
 MAX_JSON_BYTES = 16 * 1024 * 1024

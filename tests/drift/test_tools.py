@@ -53,6 +53,26 @@ def test_bad_tool_lists_name_the_source_and_problem(data: object, message: str) 
     assert err.value.hint
 
 
+def test_a_schema_checked_once_is_judged_the_same_every_time() -> None:
+    # schemas that passed are remembered by their JSON: one that differs only in a value, or
+    # in a type JSON tells apart (1 vs true), is checked again
+    good = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}}
+    bad = {"type": "object", "properties": {"n": {"type": "integer", "minimum": "1"}}}
+    for _ in range(2):
+        assert parse_tool_list([{"name": "t", "inputSchema": good}]).tools[0].name == "t"
+        with pytest.raises(DriftError, match=r"not valid JSON Schema \(at properties/n/minimum"):
+            parse_tool_list([{"name": "t", "inputSchema": bad}])
+    flag = {"type": "object", "properties": {"b": {"type": "boolean", "default": True}}}
+    odd = {"type": "object", "properties": {"b": {"type": "boolean", "uniqueItems": 1}}}
+    assert parse_tool_list([{"name": "t", "inputSchema": flag}])
+    with pytest.raises(DriftError, match=r"not valid JSON Schema \(at properties/b/uniqueItems"):
+        parse_tool_list([{"name": "t", "inputSchema": odd}])
+    odd_true = {"type": "object", "properties": {"b": {"type": "boolean", "uniqueItems": True}}}
+    assert parse_tool_list([{"name": "t", "inputSchema": odd_true}])
+    with pytest.raises(DriftError, match="not valid JSON Schema"):
+        parse_tool_list([{"name": "t", "inputSchema": odd}])
+
+
 def test_bad_files(tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text('{"tools": [')
