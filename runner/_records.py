@@ -9,7 +9,7 @@ from typing import Any, Literal, Self
 import rfc8785
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
-from benchmark import CachedReply, CriticalFlag, Usage
+from benchmark import CachedReply, CriticalFlag, Usage, family
 from conditions import Condition, ModelEndpoint
 from drift import InterfaceVersion
 
@@ -76,10 +76,18 @@ class Batch(BaseModel):
         return self
 
 
-def sandbox_key(batch: Batch) -> tuple[str | None, str, str]:
-    """What batches that share a sandbox have in common: arm (bundle), family and interface
-    version."""
-    return (batch.bundle_hash, batch.family, batch.interface.model_dump_json())
+def sandbox_key(batch: Batch) -> tuple[str | None, str, str | None]:
+    """What batches that share a sandbox have in common: arm (bundle), family and the server
+    the family's tools come from. A family served by releases of a real server (a folder
+    family) runs one server per interface version; any other family's server serves its
+    canonical tools, and every interface version's drift is served over them in the worker
+    (``benchmark.serve``), so its interface versions share one."""
+    external = family(batch.family).external_server(batch.interface) is not None
+    return (
+        batch.bundle_hash,
+        batch.family,
+        batch.interface.model_dump_json() if external else None,
+    )
 
 
 _GROUP: TypeAdapter[list[Batch]] = TypeAdapter(list[Batch])

@@ -193,39 +193,38 @@ async def run_group_async(
     logs: LogFactory | None = None,
 ) -> list[Row]:
     """Run every trial of ``batches`` — a group of :func:`runner.sandbox_groups`: one arm,
-    family and interface version — in one sandbox with one MCP server, at most
+    family and server, each batch's interface version served over it — in one sandbox with
+    one MCP server, at most
     ``concurrency`` at once; a :class:`Row` per trial, batch after batch in trial order.
     ``emit`` and ``logs`` as for :func:`run_batch_async`."""
     first = batches[0]
     if any(sandbox_key(b) != sandbox_key(first) for b in batches):
-        raise ValueError("a sandbox group holds batches of one arm, family and interface")
+        raise ValueError("a sandbox group holds batches of one arm, family and server")
     fam = family(first.family)
-    served = serve(fam.env_id, first.interface)
     artifacts = AgentArtifacts.model_validate_json(first.artifacts_json)
     backend = McpBackend.of(fam, first.interface)  # a folder family: its release's server
     with skill_mount(artifacts.skills) as skills:  # the skills' scripts run in the sandbox
         mounts = [Mount(*m) for m in backend.mounts()]
         sandbox = make_sandbox(sandbox_kind, mounts=[*mounts, *([skills] if skills else [])])
-        trials = _Trials(sandbox, fam, served, artifacts, backend, concurrency, emit, logs)
+        trials = _Trials(sandbox, fam, artifacts, backend, concurrency, emit, logs)
         return await trials.run(batches)
 
 
 class _Trials:
     """The trials of a group's batches in ``sandbox`` (not yet started), their tools served
-    by ``backend``."""
+    by ``backend``, each batch's interface version over them."""
 
     def __init__(
         self,
         sandbox: Sandbox,
         fam: Family,
-        served: ServedInterface,
         artifacts: AgentArtifacts,
         backend: McpBackend,
         concurrency: int,
         emit: Callable[[Item], None] | None,
         logs: LogFactory | None,
     ) -> None:
-        self.sandbox, self.fam, self.served, self.artifacts = sandbox, fam, served, artifacts
+        self.sandbox, self.fam, self.artifacts = sandbox, fam, artifacts
         self.backend, self.emit, self.logs = backend, emit, logs
         self.scripts = SandboxScripts(sandbox)
         self.limit = asyncio.Semaphore(concurrency)
@@ -245,6 +244,7 @@ class _Trials:
     def _batch(self, batch: Batch, chosen: Harness) -> Callable[[TrialSpec], Awaitable[Row]]:
         """The coroutine function that runs one trial of ``batch`` under ``chosen``."""
         c, fam, sandbox = batch.condition, self.fam, self.sandbox
+        served = serve(fam.env_id, batch.interface)
         # Requests carry the trial seed (shared by every arm) and the arm, so that arms share
         # their trait draws but not their sampling noise; the record keeps the trial seed.
         arm = batch.bundle_hash if batch.bundle_hash is not None else "baseline"
@@ -274,7 +274,7 @@ class _Trials:
                     result = await run_trial(
                         fam,
                         task,
-                        self.served,
+                        served,
                         self.backend,
                         model=c.model.model,
                         harness=chosen,
@@ -290,7 +290,7 @@ class _Trials:
                 batch,
                 spec,
                 fam,
-                self.served,
+                served,
                 sandbox.kind,
                 result,
                 started,

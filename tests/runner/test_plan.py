@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from benchmark import BenchmarkError, default_cycle_spec_path, family
+from benchmark import BenchmarkError, default_cycle_spec_path, family, use_family_folders
 from benchmark.harness import AgentArtifacts
 from conditions import Condition, CycleSpec, TaskFamilyAxis, plan_targets
 from drift import InterfaceVersion, RenameTool
 from runner import Batch, TrialSpec, plan_phase, sandbox_groups, trial_key
+from runner._records import sandbox_key
 from submissions import Bundle, reference_bundles
 
 SPEC = CycleSpec.load(default_cycle_spec_path())
@@ -180,7 +182,26 @@ def test_a_family_set_plans_every_family_at_full_size() -> None:
         Batch.model_validate({**batches[0].model_dump(), "family": "other"})
 
 
-def test_sandbox_groups_share_a_sandbox_only_within_one_arm_family_and_interface() -> None:
+def test_a_family_on_releases_of_a_real_server_runs_one_server_per_release() -> None:
+    files = Path(__file__).resolve().parents[2] / "benchmark" / "families" / "file_ops"
+    (fam,) = use_family_folders([files])
+    releases = fam.interface_versions()
+    batch = _plan()[0]
+
+    def on(family_id: str, version: InterfaceVersion) -> Batch:
+        return batch.model_copy(update={"family": family_id, "interface": version})
+
+    old, new = (on("file_ops", releases[v]) for v in ("files@2025.7.1", "files@2026.8.31"))
+    assert fam.external_server(old.interface) != fam.external_server(new.interface)
+    assert sandbox_key(old) != sandbox_key(new)
+    assert sandbox_key(old) == sandbox_key(on("file_ops", releases["files@2025.7.1"]))
+    # a built-in family's versions are drift served over one canonical server
+    drifted = family("support_ops").interface_versions().values()
+    assert len(drifted) > 1
+    assert len({sandbox_key(on("support_ops", v)) for v in drifted}) == 1
+
+
+def test_sandbox_groups_share_a_sandbox_only_within_one_arm_family_and_server() -> None:
     conditions = [(SPEC.source.id, SPEC.source)] + [
         (t.id, t.condition) for t in plan_targets(SPEC).targets if len(t.varied) == 1
     ]
@@ -194,10 +215,12 @@ def test_sandbox_groups_share_a_sandbox_only_within_one_arm_family_and_interface
     assert all([order[id(b)] for b in g] == sorted(order[id(b)] for b in g) for g in groups)
     for group in groups:
         assert len({(b.bundle_hash, b.arm) for b in group}) == 1  # arms never share
-        assert len({(b.family, b.interface.model_dump_json()) for b in group}) == 1
+        assert len({b.family for b in group}) == 1
         assert sum(len(b.trials) for b in group) <= 12
-    # conditions that differ in model, provider or harness do share one
+    # conditions that differ in model, provider, harness or interface version do share one: a
+    # built-in family's server serves its canonical tools, each version's drift over them
     assert any(len({b.condition_id for b in g}) > 1 for g in groups)
+    assert any(len({b.interface.model_dump_json() for b in g}) > 1 for g in groups)
     assert len(groups) < len(batches)
     # a batch larger than the size is a group of its own; size 1 groups nothing
     assert [len(g) for g in sandbox_groups(batches, size=1)] == [1] * len(batches)

@@ -220,7 +220,7 @@ def test_a_fresh_worker_under_cpu_contention_has_no_invalid_trials() -> None:
 
 def _same_arm_in_two_conditions() -> list[Batch]:
     """The typed-skill arm's batch in the source and in the target that varies the model: one
-    arm, family and interface version, so one sandbox group."""
+    arm, family and server, so one sandbox group."""
     target = next(t for t in plan_targets(SPEC).targets if t.varied == ("model",))
     conditions = [(SPEC.source.id, SPEC.source), (target.id, target.condition)]
     batches = plan_phase(
@@ -271,7 +271,7 @@ def test_a_group_of_two_arms_is_refused_before_any_sandbox_starts(
     baseline = source_plan()[0]
     assert baseline.arm == "without"
     monkeypatch.setattr(_worker, "make_sandbox", lambda *a, **k: pytest.fail("started"))
-    with pytest.raises(ValueError, match="one arm, family and interface"):
+    with pytest.raises(ValueError, match="one arm, family and server"):
         asyncio.run(run_group_async([baseline, with_arm], "local", 2))
     with pytest.raises(BatchFailed, match="empty"):
         next(stream_batch("[]", "local"))
