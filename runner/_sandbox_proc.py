@@ -120,7 +120,8 @@ def _as(argv: list[str], user: tuple[int, int] | None) -> tuple[list[str], dict[
     """``argv`` and ``subprocess`` arguments that start it as ``user`` (uid, gid) with no
     supplementary groups. Through ``setpriv`` where it is installed: Python's own ``user=``
     makes ``subprocess`` copy this whole process with ``fork()`` rather than ``vfork()`` it,
-    which costs a large driver or worker 50-100 times as much per start (``bench/spawn.py``).
+    which costs a large driver or worker about 20 times the CPU per start
+    (``bench/spawn_cost.py``).
     Either way the command cannot start with root's identity; a command that is not found or
     not executable exits 127 or 126 (``setpriv`` says so on stderr)."""
     if user is None:

@@ -194,9 +194,8 @@ async def run_group_async(
 ) -> list[Row]:
     """Run every trial of ``batches`` — a group of :func:`runner.sandbox_groups`: one arm,
     family and server, each batch's interface version served over it — in one sandbox with
-    one MCP server, at most
-    ``concurrency`` at once; a :class:`Row` per trial, batch after batch in trial order.
-    ``emit`` and ``logs`` as for :func:`run_batch_async`."""
+    one MCP server, at most ``concurrency`` at once; a :class:`Row` per trial, batch after
+    batch in trial order. ``emit`` and ``logs`` as for :func:`run_batch_async`."""
     first = batches[0]
     if any(sandbox_key(b) != sandbox_key(first) for b in batches):
         raise ValueError("a sandbox group holds batches of one arm, family and server")
