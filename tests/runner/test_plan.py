@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from benchmark import BenchmarkError, default_cycle_spec_path, family, use_family_folders
+from benchmark import BenchmarkError, default_cycle_spec_path, family, load_family_folder
 from benchmark.harness import AgentArtifacts
 from conditions import Condition, CycleSpec, TaskFamilyAxis, plan_targets
 from drift import InterfaceVersion, RenameTool
-from runner import Batch, TrialSpec, plan_phase, sandbox_groups, trial_key
+from runner import Batch, TrialSpec, _records, plan_phase, sandbox_groups, trial_key
 from runner._records import sandbox_key
 from submissions import Bundle, reference_bundles
 
@@ -182,9 +182,12 @@ def test_a_family_set_plans_every_family_at_full_size() -> None:
         Batch.model_validate({**batches[0].model_dump(), "family": "other"})
 
 
-def test_a_family_on_releases_of_a_real_server_runs_one_server_per_release() -> None:
+def test_a_family_on_releases_of_a_real_server_runs_one_server_per_release(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     files = Path(__file__).resolve().parents[2] / "benchmark" / "families" / "file_ops"
-    (fam,) = use_family_folders([files])
+    fam = load_family_folder(files)  # looked up for this test only, not registered for others
+    monkeypatch.setattr(_records, "family", lambda i: fam if i == fam.id else family(i))
     releases = fam.interface_versions()
     batch = _plan()[0]
 
