@@ -91,7 +91,7 @@ class TrialEnvironment:
 
     async def start(self) -> None:
         """Load the task's initial state into a new backend trial and connect to its tools."""
-        self._trial = await self.backend.open_trial(self.task.initial_state)
+        self._trial = await self.backend.open_trial(self.task.initial_state, self.family.id)
         upstream = await self._stack.enter_async_context(self.backend.connect(self._trial))
         proxy = DriftProxy(self.served, upstream, self._observe, name=f"vwt-{self.family.env_id}")
         self._session = await self._stack.enter_async_context(proxy.connect())

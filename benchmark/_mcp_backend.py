@@ -160,7 +160,8 @@ def _last_error(lines: Sequence[str]) -> str:
 
 
 class McpBackend:
-    """One family's MCP server for a batch of trials, in one sandbox.
+    """The MCP server of one or several families (:meth:`of_families`) for a sandbox group's
+    trials, in one sandbox.
 
     Make it, give the sandbox :meth:`mounts`, then ``async with backend.serve(sandbox):``.
     Each trial :meth:`open_trial` s a backend state (through the control channel on the
@@ -189,26 +190,28 @@ class McpBackend:
         timeout: float | None = None,
         *,
         external: ExternalServer | None = None,
+        others: Mapping[str, tuple[Path, Sequence[Mapping[str, Any]]]] | None = None,
     ) -> None:
         """Prepare (not start) the server of the backend module ``backend_file`` (a
         ``Backend`` class and a ``BackendError``, standard library only) serving ``tools``
         (MCP tool definitions) — or, with ``external`` (and no backend file), the relay that
-        starts that server command per trial; ``name`` names it in messages; ``timeout``:
-        the silence limit (default :func:`backend_timeout`)."""
+        starts that server command per trial; ``name`` names it in messages and is the
+        family the backend is of; ``others`` (family → backend file and tools) are more
+        families the same server serves; ``timeout``: the silence limit (default
+        :func:`backend_timeout`)."""
         self.name = name
         self.timeout = backend_timeout() if timeout is None else timeout
         self.external = external
         self._dir = Path(tempfile.mkdtemp(prefix="vwt-mcp-"))
         self._cleanup = weakref.finalize(self, shutil.rmtree, self._dir, True)
-        tools_file = self._dir / "tools.json"
-        tools_file.write_text(json.dumps(list(tools)), encoding="utf-8")
         self._files = {
             "vwt/mcp_server.py": SERVER_FILE,
             "vwt/_sandbox_exec.py": SANDBOX_EXEC_FILE,
             "vwt/_mcp_mux.py": MUX_FILE,
-            "vwt/tools.json": tools_file,
         }
         self._dirs: dict[str, Path] = {}
+        self.families: tuple[str, ...] = ()
+        """The families whose backends the server serves (none for a relay)."""
         if external is not None:
             self._files["vwt/_mcp_relay.py"] = RELAY_FILE
             self._files["vwt/external.json"] = self._external_config(external)
@@ -216,7 +219,13 @@ class McpBackend:
             if external.servers_dir is not None:
                 self._dirs[SERVERS_TARGET] = external.servers_dir
         elif backend_file is not None:
-            self._files["vwt/backend.py"] = backend_file
+            served = {name: (backend_file, tools), **(others or {})}
+            for i, (module, listed) in enumerate(served.values()):
+                tools_file = self._dir / f"tools-{i}.json"
+                tools_file.write_text(json.dumps(list(listed)), encoding="utf-8")
+                self._files[f"vwt/tools-{i}.json"] = tools_file
+                self._files[f"vwt/backend-{i}.py"] = module
+            self.families = tuple(served)
         else:
             raise ValueError("McpBackend needs a backend file or an external server")
         self._proc: ServerProcess | None = None
@@ -254,6 +263,18 @@ class McpBackend:
         tools = family.base_tools().to_mcp()
         return cls(family.backend_file(), tools, family.id, timeout)
 
+    @classmethod
+    def of_families(cls, families: Sequence[Family], timeout: float | None = None) -> McpBackend:
+        """One server of the canonical backends and tools of ``families`` (none of them a
+        folder family's relay): trials name their family as they open."""
+        first, *rest = families
+        if any(f.external_server(None) is not None for f in families):
+            raise ValueError("a relay serves one family's release: use McpBackend.of")
+        others = {f.id: (f.backend_file(), f.base_tools().to_mcp()) for f in rest}
+        return cls(
+            first.backend_file(), first.base_tools().to_mcp(), first.id, timeout, others=others
+        )
+
     def mounts(self) -> list[tuple[Path, str, bool]]:
         """(host path, sandbox path, read-only) of the files and directories the server
         needs, all read-only."""
@@ -262,17 +283,15 @@ class McpBackend:
 
     def argv(self, python: Sequence[str], site: str) -> list[str]:
         """The command that starts the server, run by ``python`` with the SDK in ``site``."""
-        serves = (
-            ("--external", "vwt/external.json")
-            if self.external is not None
-            else ("--backend", "vwt/backend.py")
-        )
-        return [
-            *python,
-            "vwt/mcp_server.py",
-            *serves,
-            *("--tools", "vwt/tools.json", "--site", site),
-        ]
+        if self.external is not None:
+            serves = ["--external", "vwt/external.json"]
+        else:
+            serves = [
+                arg
+                for i, fid in enumerate(self.families)
+                for arg in ("--family", fid, f"vwt/backend-{i}.py", f"vwt/tools-{i}.json")
+            ]
+        return [*python, "vwt/mcp_server.py", *serves, "--site", site]
 
     @property
     def sent(self) -> int:
@@ -472,9 +491,15 @@ class McpBackend:
             raise BackendUnavailable(f"control request {tool!r} failed: {text}")
         return result.structuredContent
 
-    async def open_trial(self, state: dict[str, Any]) -> str:
-        """Start a trial from ``state``; its token (for :meth:`connect`)."""
-        return str((await self._control_call("open", {"state": state}))["trial"])
+    async def open_trial(self, state: dict[str, Any], family: str | None = None) -> str:
+        """Start a trial of ``family`` (needed where the server serves several) from
+        ``state``; its token (for :meth:`connect`)."""
+        args: dict[str, Any] = {"state": state}
+        if len(self.families) > 1:
+            if family not in self.families:
+                raise ValueError(f"this server serves {list(self.families)}, not {family!r}")
+            args["family"] = family
+        return str((await self._control_call("open", args))["trial"])
 
     async def dump(self, trial: str) -> dict[str, Any]:
         """The trial's current backend state."""
@@ -499,9 +524,12 @@ class McpBackend:
             yield session
 
     @contextlib.asynccontextmanager
-    async def trial(self, state: dict[str, Any]) -> AsyncIterator[BackendTrial]:
-        """A trial from ``state`` with a session to its canonical tools, closed afterwards."""
-        token = await self.open_trial(state)
+    async def trial(
+        self, state: dict[str, Any], family: str | None = None
+    ) -> AsyncIterator[BackendTrial]:
+        """A trial (of ``family``, as for :meth:`open_trial`) from ``state`` with a session to
+        its canonical tools, closed afterwards."""
+        token = await self.open_trial(state, family)
         try:
             async with self.connect(token) as session:
                 yield BackendTrial(self, token, session)

@@ -1,16 +1,21 @@
 """The MCP server of a family backend, run inside a sandbox (one process per batch of trials).
 
-Usage: ``python3 _mcp_server.py (--backend FILE | --external CONFIG) --tools FILE [--site DIR]``.
+Usage: ``python3 _mcp_server.py (--family ID BACKEND TOOLS ... | --external CONFIG)
+[--site DIR]``.
 
 Built on the official ``mcp`` SDK, it speaks MCP on its stdio, many sessions multiplexed over
 the one pipe (``_mcp_mux.py``: each line is ``CHANNEL JSON-RPC-MESSAGE``):
 
 - the **control session** (channel ``control``), which only the runner that started the
-  process holds: tools ``open`` (a task's initial state → a new trial and its channel),
+  process holds: tools ``open`` (a task's initial state, and the family it is of where the
+  server serves several → a new trial and its channel),
   ``dump`` (a trial's end state, for the verifier) and ``close``;
-- one **tool session** per open trial (its channel): the family's canonical tools
+- one **tool session** per open trial (its channel): its family's canonical tools
   (``tools/list``, ``tools/call``) on that trial's backend state, and nothing else. A tool
   session has no control tools and cannot address another channel.
+
+Each ``--family`` names a family's backend module and its canonical tools (JSON): one server
+serves every family of a sandbox group's arm, so the SDK is imported once per group.
 
 With ``--external`` a trial's tools are not a backend class's but those of a server command
 started per trial over its own state directory (a folder family's environment,
@@ -77,8 +82,8 @@ def import_sdk(bare: bool = True) -> bool:
     return False
 
 
-def _load_backend(path: str) -> tuple[Any, type[Exception]]:
-    spec = importlib.util.spec_from_file_location("vwt_family_backend", path)
+def _load_backend(path: str, name: str) -> tuple[Any, type[Exception]]:
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise SystemExit(f"cannot load backend from {path}")
     module = importlib.util.module_from_spec(spec)
@@ -101,18 +106,39 @@ def _result(value: Any, is_error: bool = False) -> Any:
     )
 
 
-class _Trials:
-    """The backend state of every open trial, by token."""
+class _Family:
+    """A family's backend class, the errors of its calls that are the caller's fault, and its
+    canonical tools."""
 
-    def __init__(self, backend_file: str) -> None:
-        self.backend_cls, backend_error = _load_backend(backend_file)
+    def __init__(self, index: int, backend_file: str, tools_file: str) -> None:
+        from mcp import types
+
+        self.backend_cls, backend_error = _load_backend(backend_file, f"vwt_backend_{index}")
         self.call_errors = (backend_error, *CALL_ERRORS)
-        self.open: dict[str, Any] = {}
+        with open(tools_file, encoding="utf-8") as f:
+            self.tools = [types.Tool.model_validate(t) for t in json.load(f)]
+
+
+class _Trials:
+    """The families served, and the backend state of every open trial by token."""
+
+    def __init__(self, families: list[list[str]]) -> None:
+        self.families = {fid: _Family(i, *files) for i, (fid, *files) in enumerate(families)}
+        self.open: dict[str, tuple[_Family, Any]] = {}
+
+    def family(self, named: Any) -> _Family:
+        """The family ``open`` names; the only one served where it names none."""
+        if named is None and len(self.families) == 1:
+            return next(iter(self.families.values()))
+        if named not in self.families:
+            raise ValueError(f"this server serves {sorted(self.families)}, not {named!r}")
+        return self.families[named]
 
     def call(self, token: str, tool: str, args: dict[str, Any]) -> Any:
+        fam, state = self.open[token]
         try:
-            result = self.open[token].call(tool, args)
-        except self.call_errors as e:
+            result = state.call(tool, args)
+        except fam.call_errors as e:
             return _result(str(e).strip("'\""), is_error=True)
         return _result(result)
 
@@ -149,9 +175,7 @@ async def _serve(args: argparse.Namespace) -> None:
 
         with open(args.external, encoding="utf-8") as f:
             relay = Relay(json.load(f), os.getcwd())
-    trials = _Trials(args.backend) if relay is None else None
-    with open(args.tools, encoding="utf-8") as f:
-        tools = [types.Tool.model_validate(t) for t in json.load(f)]
+    trials = _Trials(args.family) if relay is None else None
     control: Server[Any, Any] = Server("vwt-control")
     schema: dict[str, Any] = {"type": "object"}
     control_tools = [
@@ -169,6 +193,7 @@ async def _serve(args: argparse.Namespace) -> None:
                     await relay.serve(token, read, write)
                     return
                 assert trials is not None
+                tools = trials.open[token][0].tools
                 server = _tool_server(tools, lambda name, a: trials.call(token, name, a))
                 await server.run(read, write, server.create_initialization_options())
 
@@ -189,7 +214,8 @@ async def _serve(args: argparse.Namespace) -> None:
                     await relay.start(token, args["state"])
                 else:
                     assert trials is not None
-                    trials.open[token] = trials.backend_cls(args["state"])
+                    fam = trials.family(args.get("family"))
+                    trials.open[token] = (fam, fam.backend_cls(args["state"]))
                 ready = anyio.Event()
                 tg.start_soon(serve_trial, token, ready)
                 await ready.wait()  # the channel routes before the runner hears its name
@@ -198,7 +224,7 @@ async def _serve(args: argparse.Namespace) -> None:
                 if relay is not None:
                     return {"state": await relay.dump(args["trial"])}
                 assert trials is not None
-                return {"state": trials.open[args["trial"]].dump()}
+                return {"state": trials.open[args["trial"]][1].dump()}
             if name == "close":
                 mux.end(args["trial"])
                 if relay is not None:
@@ -220,9 +246,14 @@ def main() -> None:
     """Serve until stdin closes."""
     parser = argparse.ArgumentParser(description="MCP server of a vwt family backend")
     serves = parser.add_mutually_exclusive_group(required=True)
-    serves.add_argument("--backend", help="the family's backend module")
+    serves.add_argument(
+        "--family",
+        nargs=3,
+        action="append",
+        metavar=("ID", "BACKEND", "TOOLS"),
+        help="a family's id, backend module and canonical MCP tools (JSON); repeatable",
+    )
     serves.add_argument("--external", help="JSON config of a server command per trial")
-    parser.add_argument("--tools", required=True, help="JSON list of the canonical MCP tools")
     parser.add_argument("--site", default=None, help="directory holding the mcp SDK")
     args = parser.parse_args()
     if args.site:

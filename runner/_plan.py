@@ -128,17 +128,17 @@ def _family_batches(
 
 def sandbox_groups(batches: Sequence[Batch], size: int = BATCH_SIZE) -> list[list[Batch]]:
     """``batches`` in the groups that each run in one sandbox with one MCP server (one worker
-    task): batches of the same arm (bundle) and family, whose conditions differ only in
-    model, provider, harness, split or interface version (the same server serves every
-    version's drift; a family served by releases of a real server runs one server per
-    version: ``sandbox_key``), up to ``size`` trials a group (a larger batch is a group of its
-    own), in plan order.
+    task): batches of the same arm (bundle), whatever their family, model, provider,
+    harness, split or interface version (one server serves every family's canonical tools
+    and every version's drift is served over them; a family served by releases of a real
+    server runs one server per family and version: ``sandbox_key``), up to ``size`` trials a
+    group (a larger batch is a group of its own), in plan order.
 
     At small sizes a sandbox and its server cost far more than the few trials of one batch
     (a second, against about 50 ms a trial). Arms never share one: a submission's trials
     cannot reach another's, or the baseline's, through a sandbox they share."""
     groups: list[list[Batch]] = []
-    filling: dict[tuple[str | None, str, str | None], tuple[list[Batch], int]] = {}
+    filling: dict[tuple[str | None, str | None, str | None], tuple[list[Batch], int]] = {}
     for batch in batches:
         key = sandbox_key(batch)
         group, trials = filling.get(key, ([], size))

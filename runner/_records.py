@@ -76,18 +76,17 @@ class Batch(BaseModel):
         return self
 
 
-def sandbox_key(batch: Batch) -> tuple[str | None, str, str | None]:
-    """What batches that share a sandbox have in common: arm (bundle), family and the server
-    the family's tools come from. A family served by releases of a real server (a folder
-    family) runs one server per interface version; any other family's server serves its
-    canonical tools, and every interface version's drift is served over them in the worker
-    (``benchmark.serve``), so its interface versions share one."""
+def sandbox_key(batch: Batch) -> tuple[str | None, str | None, str | None]:
+    """What batches that share a sandbox have in common: the arm (bundle) and the server the
+    tools come from. One server serves the canonical tools of every family with a backend
+    module, and every interface version's drift is served over them in the worker
+    (``benchmark.serve``), so an arm's families and interface versions share one. A family
+    served by releases of a real server (a folder family) runs one server per family and
+    interface version."""
     external = family(batch.family).external_server(batch.interface) is not None
-    return (
-        batch.bundle_hash,
-        batch.family,
-        batch.interface.model_dump_json() if external else None,
-    )
+    if not external:
+        return (batch.bundle_hash, None, None)
+    return (batch.bundle_hash, batch.family, batch.interface.model_dump_json())
 
 
 _GROUP: TypeAdapter[list[Batch]] = TypeAdapter(list[Batch])

@@ -192,20 +192,24 @@ async def run_group_async(
     emit: Callable[[Item], None] | None = None,
     logs: LogFactory | None = None,
 ) -> list[Row]:
-    """Run every trial of ``batches`` — a group of :func:`runner.sandbox_groups`: one arm,
-    family and server, each batch's interface version served over it — in one sandbox with
-    one MCP server, at most ``concurrency`` at once; a :class:`Row` per trial, batch after
-    batch in trial order. ``emit`` and ``logs`` as for :func:`run_batch_async`."""
+    """Run every trial of ``batches`` — a group of :func:`runner.sandbox_groups`: one arm and
+    server, the server serving each batch's family, each batch's interface version served
+    over it — in one sandbox with one MCP server, at most ``concurrency`` at once; a
+    :class:`Row` per trial, batch after batch in trial order. ``emit`` and ``logs`` as for
+    :func:`run_batch_async`."""
     first = batches[0]
     if any(sandbox_key(b) != sandbox_key(first) for b in batches):
-        raise ValueError("a sandbox group holds batches of one arm, family and server")
-    fam = family(first.family)
+        raise ValueError("a sandbox group holds batches of one arm and server")
     artifacts = AgentArtifacts.model_validate_json(first.artifacts_json)
-    backend = McpBackend.of(fam, first.interface)  # a folder family: its release's server
+    if sandbox_key(first)[1] is not None:  # a folder family: its release's server
+        backend = McpBackend.of(family(first.family), first.interface)
+    else:
+        served = [family(f) for f in dict.fromkeys(b.family for b in batches)]
+        backend = McpBackend.of_families(served)
     with skill_mount(artifacts.skills) as skills:  # the skills' scripts run in the sandbox
         mounts = [Mount(*m) for m in backend.mounts()]
         sandbox = make_sandbox(sandbox_kind, mounts=[*mounts, *([skills] if skills else [])])
-        trials = _Trials(sandbox, fam, artifacts, backend, concurrency, emit, logs)
+        trials = _Trials(sandbox, artifacts, backend, concurrency, emit, logs)
         return await trials.run(batches)
 
 
@@ -216,14 +220,13 @@ class _Trials:
     def __init__(
         self,
         sandbox: Sandbox,
-        fam: Family,
         artifacts: AgentArtifacts,
         backend: McpBackend,
         concurrency: int,
         emit: Callable[[Item], None] | None,
         logs: LogFactory | None,
     ) -> None:
-        self.sandbox, self.fam, self.artifacts = sandbox, fam, artifacts
+        self.sandbox, self.artifacts = sandbox, artifacts
         self.backend, self.emit, self.logs = backend, emit, logs
         self.scripts = SandboxScripts(sandbox)
         self.limit = asyncio.Semaphore(concurrency)
@@ -242,7 +245,7 @@ class _Trials:
 
     def _batch(self, batch: Batch, chosen: Harness) -> Callable[[TrialSpec], Awaitable[Row]]:
         """The coroutine function that runs one trial of ``batch`` under ``chosen``."""
-        c, fam, sandbox = batch.condition, self.fam, self.sandbox
+        c, fam, sandbox = batch.condition, family(batch.family), self.sandbox
         served = serve(fam.env_id, batch.interface)
         # Requests carry the trial seed (shared by every arm) and the arm, so that arms share
         # their trait draws but not their sampling noise; the record keeps the trial seed.

@@ -88,8 +88,8 @@ def test_a_start_failing_after_its_session_opened_closes_it_and_the_trial(
         backend = await start_backend(FAMILY, tmp_path)
         open_trial = backend.open_trial
 
-        async def recording(state: dict[str, object]) -> str:
-            opened.append(await open_trial(state))
+        async def recording(state: dict[str, object], family: str | None = None) -> str:
+            opened.append(await open_trial(state, family))
             return opened[-1]
 
         backend.open_trial = recording  # type: ignore[method-assign]

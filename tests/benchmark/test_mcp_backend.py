@@ -55,6 +55,39 @@ def test_trials_are_isolated_and_calls_round_trip_over_mcp(tmp_path: Path) -> No
     asyncio.run(go())
 
 
+def test_one_server_serves_each_trial_its_own_familys_tools_and_state(tmp_path: Path) -> None:
+    research = family("research_evidence")
+    other = research.tasks("sealed", 1, 5)[0]
+
+    async def go() -> None:
+        backend = McpBackend.of_families([FAMILY, research])
+        place = Subprocesses(tmp_path)
+        place.place(backend)
+        await backend.start(place)
+        try:
+            async with (
+                backend.trial(TASK.initial_state, FAMILY.id) as a,
+                backend.trial(other.initial_state, research.id) as b,
+            ):
+                names_a = [t.name for t in (await a.session.list_tools()).tools]
+                names_b = [t.name for t in (await b.session.list_tools()).tools]
+                assert names_a == FAMILY.base_tools().names()
+                assert names_b == research.base_tools().names() != names_a
+                assert await b.dump() == other.initial_state
+                refund = TASK.reference_calls[0]
+                assert (await a.call(refund.name, refund.arguments))["status"] == "issued"
+                with pytest.raises(BackendCallError, match=r"unknown tool|no tool|not a tool"):
+                    await b.call(refund.name, refund.arguments)  # not research's tool
+            with pytest.raises(ValueError, match=r"serves .*not None"):
+                await backend.open_trial(TASK.initial_state)  # which family, of two?
+            with pytest.raises(ValueError, match="not 'code_maint'"):
+                await backend.open_trial(TASK.initial_state, "code_maint")
+        finally:
+            await backend.close()
+
+    asyncio.run(go())
+
+
 def test_the_control_channel_is_not_a_tool_of_a_trial(tmp_path: Path) -> None:
     """A trial's session lists and calls only the family's tools: it cannot load or read a
     state; and a channel that names no open trial reaches nothing."""

@@ -202,9 +202,16 @@ def test_a_family_on_releases_of_a_real_server_runs_one_server_per_release(
     drifted = family("support_ops").interface_versions().values()
     assert len(drifted) > 1
     assert len({sandbox_key(on("support_ops", v)) for v in drifted}) == 1
+    # and one server serves every built-in family of an arm, never a folder family's release
+    base = sandbox_key(on("support_ops", next(iter(drifted))))
+    research = family("research_evidence")
+    assert (
+        sandbox_key(on(research.id, research.interface_versions()[f"{research.env_id}@1"])) == base
+    )
+    assert sandbox_key(old) != base
 
 
-def test_sandbox_groups_share_a_sandbox_only_within_one_arm_family_and_server() -> None:
+def test_sandbox_groups_share_a_sandbox_only_within_one_arm_and_server() -> None:
     conditions = [(SPEC.source.id, SPEC.source)] + [
         (t.id, t.condition) for t in plan_targets(SPEC).targets if len(t.varied) == 1
     ]
@@ -218,10 +225,11 @@ def test_sandbox_groups_share_a_sandbox_only_within_one_arm_family_and_server() 
     assert all([order[id(b)] for b in g] == sorted(order[id(b)] for b in g) for g in groups)
     for group in groups:
         assert len({(b.bundle_hash, b.arm) for b in group}) == 1  # arms never share
-        assert len({b.family for b in group}) == 1
         assert sum(len(b.trials) for b in group) <= 12
-    # conditions that differ in model, provider, harness or interface version do share one: a
-    # built-in family's server serves its canonical tools, each version's drift over them
+    # conditions that differ in family, model, provider, harness or interface version do
+    # share one: one server serves the built-in families' canonical tools, each version's
+    # drift over them
+    assert any(len({b.family for b in g}) > 1 for g in groups)
     assert any(len({b.condition_id for b in g}) > 1 for g in groups)
     assert any(len({b.interface.model_dump_json() for b in g}) > 1 for g in groups)
     assert len(groups) < len(batches)

@@ -218,10 +218,10 @@ def test_a_fresh_worker_under_cpu_contention_has_no_invalid_trials() -> None:
     assert out["before"] is False and out["in_loop"] is False  # imported by the batch, first
 
 
-def _same_arm_in_two_conditions() -> list[Batch]:
-    """The typed-skill arm's batch in the source and in the target that varies the model: one
-    arm, family and server, so one sandbox group."""
-    target = next(t for t in plan_targets(SPEC).targets if t.varied == ("model",))
+def _same_arm_in_two_conditions(varied: str = "model") -> list[Batch]:
+    """The typed-skill arm's batch in the source and in the target that varies ``varied``
+    (the model, or the task family): one arm and server, so one sandbox group."""
+    target = next(t for t in plan_targets(SPEC).targets if t.varied == (varied,))
     conditions = [(SPEC.source.id, SPEC.source), (target.id, target.condition)]
     batches = plan_phase(
         cycle=SPEC.cycle,
@@ -233,7 +233,9 @@ def _same_arm_in_two_conditions() -> list[Batch]:
         k=2,
         baseline=False,
     )
-    assert len(batches) == 2 and batches[0].condition.model != batches[1].condition.model
+    if varied == "task_family":  # the source's first batch, the target's of another family
+        batches = [batches[0], next(b for b in batches if b.family != batches[0].family)]
+    assert len(batches) == 2 and batches[0].condition != batches[1].condition
     return batches
 
 
@@ -244,10 +246,13 @@ def _comparable(row: Any) -> tuple[Any, ...]:
     return (kept, zlib.decompress(row.trace))
 
 
+@pytest.mark.parametrize("varied", ["model", "task_family"])
 def test_a_group_runs_its_batches_in_one_sandbox_as_each_would_run_alone(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, varied: str
 ) -> None:
-    batches = _same_arm_in_two_conditions()
+    batches = _same_arm_in_two_conditions(varied)
+    if varied == "task_family":  # two families' trials, on one server serving both
+        assert batches[0].family != batches[1].family
     alone = [row for b in batches for row in asyncio.run(run_batch_async(b, "local", 2))]
     started: list[str] = []
     real = _worker.make_sandbox
@@ -271,7 +276,7 @@ def test_a_group_of_two_arms_is_refused_before_any_sandbox_starts(
     baseline = source_plan()[0]
     assert baseline.arm == "without"
     monkeypatch.setattr(_worker, "make_sandbox", lambda *a, **k: pytest.fail("started"))
-    with pytest.raises(ValueError, match="one arm, family and server"):
+    with pytest.raises(ValueError, match="one arm and server"):
         asyncio.run(run_group_async([baseline, with_arm], "local", 2))
     with pytest.raises(BatchFailed, match="empty"):
         next(stream_batch("[]", "local"))
