@@ -260,8 +260,7 @@ class McpBackend:
         ext = family.external_server(version)
         if ext is not None:
             return cls(None, ext.tools, family.id, timeout, external=ext)
-        tools = family.base_tools().to_mcp()
-        return cls(family.backend_file(), tools, family.id, timeout)
+        return cls.of_families([family], timeout)
 
     @classmethod
     def of_families(cls, families: Sequence[Family], timeout: float | None = None) -> McpBackend:

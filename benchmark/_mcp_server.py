@@ -1,4 +1,4 @@
-"""The MCP server of a family backend, run inside a sandbox (one process per batch of trials).
+"""The MCP server of family backends, run inside a sandbox (one process per sandbox group).
 
 Usage: ``python3 _mcp_server.py (--family ID BACKEND TOOLS ... | --external CONFIG)
 [--site DIR]``.
